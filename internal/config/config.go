@@ -1,0 +1,239 @@
+// Package config loads the settings of `hush serve` from command-line flags
+// and the environment, including Password Pusher's PWP__ variables.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"hush/internal/push"
+)
+
+// Default values of the HUSH_ settings.
+const (
+	defaultAddr            = ":5100"
+	defaultDataDir         = "./data"
+	defaultLogFormat       = "text"
+	defaultMaxJSONBody     = 2 << 20 // 2 MiB
+	defaultSweepInterval   = time.Minute
+	defaultShutdownTimeout = 15 * time.Second
+	sqliteFileName         = "hush.db"
+)
+
+// Config is the complete runtime configuration of the server.
+type Config struct {
+	Addr              string         // listen address (HUSH_ADDR / -addr)
+	DataDir           string         // data directory (HUSH_DATA_DIR / -data-dir)
+	DatabaseURL       string         // "" (SQLite in DataDir), "sqlite:<path>", "file:<path>" or a postgres:// URL
+	MasterKey         string         // 64 hex characters, or "" when unset
+	MasterKeyPrevious []string       // retired master keys still accepted for decryption
+	BaseURL           string         // absolute http(s) URL without trailing "/", or ""
+	TrustedProxies    []netip.Prefix // proxies whose X-Forwarded-For is honoured
+	LogFormat         string         // "text" or "json"
+	LogLevel          slog.Level     // minimum log level
+	MaxJSONBody       int64          // maximum JSON request body in bytes
+	SweepInterval     time.Duration  // how often expired pushes are swept
+	ShutdownTimeout   time.Duration  // grace period for in-flight requests on shutdown
+	PurgeAfter        time.Duration  // purge expired pushes after this long; 0 disables purging
+	Push              push.Settings  // push limits and defaults from the PWP__ variables
+}
+
+// serveFlag ties a command-line flag of `hush serve` to its environment variable.
+type serveFlag struct {
+	name  string // flag name without the leading "-"
+	env   string // environment variable that overrides the flag
+	usage string
+}
+
+// serveFlags lists every flag of `hush serve`.
+func serveFlags() []serveFlag {
+	return []serveFlag{
+		{"addr", "HUSH_ADDR", "listen address"},
+		{"data-dir", "HUSH_DATA_DIR", "data directory"},
+		{"database-url", "HUSH_DATABASE_URL", "database URL"},
+		{"master-key-file", "HUSH_MASTER_KEY_FILE", "file holding the master key"},
+		{"base-url", "HUSH_BASE_URL", "public base URL"},
+		{"trusted-proxies", "HUSH_TRUSTED_PROXIES", "trusted proxy CIDRs"},
+		{"log-format", "HUSH_LOG_FORMAT", "log format: text or json"},
+		{"log-level", "HUSH_LOG_LEVEL", "log level: debug, info, warn or error"},
+	}
+}
+
+// Load builds the Config from the flags of `hush serve` (args excludes the
+// program name and verb) and the environment read through getenv (os.Getenv
+// when nil). Environment variables win over flags; empty variables count as
+// unset. For -h or -help the returned error wraps flag.ErrHelp.
+func Load(args []string, getenv func(string) string) (*Config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	values := make(map[string]*string)
+	for _, f := range serveFlags() {
+		values[f.name] = fs.String(f.name, "", f.usage)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("serve flags: %w", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("serve flags: unexpected argument %q", fs.Arg(0))
+	}
+	src := &source{getenv: getenv, flags: make(map[string]flagValue)}
+	for _, f := range serveFlags() {
+		if v := strings.TrimSpace(*values[f.name]); v != "" {
+			src.flags[f.env] = flagValue{name: f.name, value: v}
+		}
+	}
+
+	c := &Config{
+		Addr:            defaultAddr,
+		DataDir:         defaultDataDir,
+		LogFormat:       defaultLogFormat,
+		LogLevel:        slog.LevelInfo,
+		MaxJSONBody:     defaultMaxJSONBody,
+		SweepInterval:   defaultSweepInterval,
+		ShutdownTimeout: defaultShutdownTimeout,
+		Push:            push.DefaultSettings(),
+	}
+	steps := []func(*source, *Config) error{
+		loadServer,
+		loadMasterKeys,
+		loadTimings,
+	}
+	var errs []error
+	for _, step := range steps {
+		if err := step(src, c); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, loadPush(src, &c.Push)...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if errs := validatePush(&c.Push); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+// loadServer reads the listener, storage, URL, proxy and logging settings.
+func loadServer(s *source, c *Config) error {
+	var errs []error
+	if v, _, ok := s.get("HUSH_ADDR"); ok {
+		c.Addr = v
+	}
+	if v, _, ok := s.get("HUSH_DATA_DIR"); ok {
+		c.DataDir = v
+	}
+	if v, name, ok := s.get("HUSH_DATABASE_URL"); ok {
+		if err := checkDatabaseURL(name, v); err != nil {
+			errs = append(errs, err)
+		} else {
+			c.DatabaseURL = v
+		}
+	}
+	if v, name, ok := s.getAlias("HUSH_BASE_URL", "PWP__OVERRIDE_BASE_URL"); ok {
+		u, err := parseBaseURL(name, v)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			c.BaseURL = u
+		}
+	}
+	if v, name, ok := s.get("HUSH_TRUSTED_PROXIES"); ok {
+		p, err := parseProxies(name, v)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			c.TrustedProxies = p
+		}
+	}
+	if v, name, ok := s.get("HUSH_LOG_FORMAT"); ok {
+		switch f := strings.ToLower(v); f {
+		case "text", "json":
+			c.LogFormat = f
+		default:
+			errs = append(errs, fmt.Errorf("%s: %q is not a log format (want text or json)", name, v))
+		}
+	}
+	if v, name, ok := s.get("HUSH_LOG_LEVEL"); ok {
+		l, err := parseLevel(name, v)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			c.LogLevel = l
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// loadTimings reads the body limit and the duration settings.
+func loadTimings(s *source, c *Config) error {
+	var errs []error
+	if v, name, ok := s.env("HUSH_MAX_JSON_BODY"); ok {
+		n, err := parseInt(name, v, 64)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case n <= 0:
+			errs = append(errs, fmt.Errorf("%s: %d must be greater than 0", name, n))
+		default:
+			c.MaxJSONBody = n
+		}
+	}
+	if v, name, ok := s.env("HUSH_SWEEP_INTERVAL"); ok {
+		d, err := parseDuration(name, v, time.Second)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			c.SweepInterval = d
+		}
+	}
+	if v, name, ok := s.env("HUSH_SHUTDOWN_TIMEOUT"); ok {
+		d, err := parseDuration(name, v, 1)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			c.ShutdownTimeout = d
+		}
+	}
+	if v, name, ok := s.env("PWP__PURGE_AFTER"); ok {
+		d, err := parsePurgeAfter(name, v)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			c.PurgeAfter = d
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// SQLitePath returns the SQLite file path if the config selects SQLite: the
+// file hush.db in DataDir for an empty DatabaseURL, or the path after
+// "sqlite:" or "file:". It returns ok=false for PostgreSQL.
+func (c *Config) SQLitePath() (path string, ok bool) {
+	u := c.DatabaseURL
+	switch {
+	case u == "":
+		return filepath.Join(c.DataDir, sqliteFileName), true
+	case strings.HasPrefix(u, "sqlite://"):
+		return strings.TrimPrefix(u, "sqlite://"), true
+	case strings.HasPrefix(u, "sqlite:"):
+		return strings.TrimPrefix(u, "sqlite:"), true
+	case strings.HasPrefix(u, "file:"):
+		return strings.TrimPrefix(u, "file:"), true
+	}
+	return "", false
+}

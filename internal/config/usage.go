@@ -1,0 +1,73 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+)
+
+// usageRow is one line of the settings table.
+type usageRow struct {
+	env, flag, def, meaning string
+}
+
+// usageRows lists every setting for Usage.
+func usageRows() []usageRow {
+	return []usageRow{
+		{"HUSH_ADDR", "-addr", defaultAddr, "listen address"},
+		{"HUSH_DATA_DIR", "-data-dir", defaultDataDir, "data directory (SQLite database, uploaded files)"},
+		{"HUSH_DATABASE_URL", "-database-url", "(SQLite <data-dir>/hush.db)", "sqlite:<path>, file:<path> or postgres://user:pass@host/db"},
+		{"HUSH_MASTER_KEY", "", "(none)", "master encryption key, 64 hex characters"},
+		{"HUSH_MASTER_KEY_FILE", "-master-key-file", "(none)", "file holding the master key (instead of HUSH_MASTER_KEY)"},
+		{"HUSH_MASTER_KEY_PREVIOUS", "", "(none)", "comma-separated retired master keys, still used for decryption"},
+		{"HUSH_MASTER_KEY_PREVIOUS_FILE", "", "(none)", "file of retired master keys, comma or newline separated"},
+		{"HUSH_BASE_URL", "-base-url", "(from request)", "public http(s) base URL for generated links; alias PWP__OVERRIDE_BASE_URL"},
+		{"HUSH_TRUSTED_PROXIES", "-trusted-proxies", "(none)", "comma-separated CIDRs or IPs whose X-Forwarded-For is trusted"},
+		{"HUSH_LOG_FORMAT", "-log-format", defaultLogFormat, "log format: text or json"},
+		{"HUSH_LOG_LEVEL", "-log-level", "info", "log level: debug, info, warn or error"},
+		{"HUSH_MAX_JSON_BODY", "", fmt.Sprint(defaultMaxJSONBody), "maximum JSON request body in bytes"},
+		{"HUSH_SWEEP_INTERVAL", "", defaultSweepInterval.String(), "how often expired pushes are swept (Go duration, >= 1s)"},
+		{"HUSH_SHUTDOWN_TIMEOUT", "", defaultShutdownTimeout.String(), "grace period for requests on shutdown (Go duration)"},
+		{"PWP__PURGE_AFTER", "", "disabled", "delete expired pushes after e.g. \"3 months\" (minutes..years)"},
+		{"PWP__ALLOW_ANONYMOUS", "", "true", "allow pushes without an account"},
+		{"PWP__ENABLE_FILE_PUSHES", "", "true", "enable file pushes"},
+		{"PWP__ENABLE_URL_PUSHES", "", "true", "enable URL pushes"},
+		{"PWP__ENABLE_QR_PUSHES", "", "true", "enable QR code pushes"},
+		{"PWP__FILES__MAX_FILE_UPLOADS", "", "10", "maximum number of files per push (>= 0)"},
+		{"PWP__<S>__EXPIRE_AFTER_DAYS_DEFAULT", "", "7", "default days until expiry"},
+		{"PWP__<S>__EXPIRE_AFTER_DAYS_MIN", "", "1", "minimum days until expiry (>= 1)"},
+		{"PWP__<S>__EXPIRE_AFTER_DAYS_MAX", "", "90", "maximum days until expiry (<= 3650)"},
+		{"PWP__<S>__EXPIRE_AFTER_VIEWS_DEFAULT", "", "5", "default views until expiry"},
+		{"PWP__<S>__EXPIRE_AFTER_VIEWS_MIN", "", "1", "minimum views until expiry (>= 1)"},
+		{"PWP__<S>__EXPIRE_AFTER_VIEWS_MAX", "", "100", "maximum views until expiry (<= 1000000)"},
+		{"PWP__<S>__ENABLE_RETRIEVAL_STEP", "", "true", "offer the click-through retrieval step"},
+		{"PWP__<S>__RETRIEVAL_STEP_DEFAULT", "", "true", "retrieval step on by default"},
+		{"PWP__<S>__ENABLE_DELETABLE_PUSHES", "", "true", "let viewers delete pushes (not for URL)"},
+		{"PWP__<S>__DELETABLE_PUSHES_DEFAULT", "", "true", "viewer deletion on by default (not for URL)"},
+	}
+}
+
+// Usage returns the help text of `hush serve`: its flags and a table of all
+// environment variables with their defaults and meanings.
+func Usage() string {
+	var b strings.Builder
+	b.WriteString(`Usage: hush serve [flags]
+
+Settings come from environment variables and, for some, flags. An
+environment variable wins over its flag; an empty variable counts as unset.
+<S> is one of the Password Pusher sections PW (text), URL, FILES or QR.
+Booleans accept true/false, 1/0, yes/no, on/off, t/f.
+
+`)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "VARIABLE\tFLAG\tDEFAULT\tMEANING")
+	for _, r := range usageRows() {
+		flag := r.flag
+		if flag == "" {
+			flag = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.env, flag, r.def, r.meaning)
+	}
+	tw.Flush()
+	return b.String()
+}

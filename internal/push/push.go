@@ -1,0 +1,125 @@
+package push
+
+import "time"
+
+// Day is the length of a push's day limit.
+const Day = 24 * time.Hour
+
+// Push is a stored push. Sealed fields hold ciphertext only.
+type Push struct {
+	ID                int64
+	URLToken          string
+	Kind              Kind
+	UserID            int64 // 0 for an anonymous push
+	Name              string
+	NoteSealed        []byte // nil when the note is empty
+	PayloadSealed     []byte // nil once expired
+	PassphraseSalt    []byte // non-nil while a passphrase protects the payload
+	HasPassphrase     bool
+	ExpireAfterDays   int
+	ExpireAfterViews  int
+	DeletableByViewer *bool // nil for url pushes
+	RetrievalStep     bool
+	ViewCount         int // view and failed_view events
+	LogCount          int // audit entries written
+	Expired           bool
+	Deleted           bool // expired by hand
+	ExpiredOn         time.Time
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// ExpiresAt is the instant the day limit is reached: created_at + N×24h.
+func (p *Push) ExpiresAt() time.Time {
+	return p.CreatedAt.Add(time.Duration(p.ExpireAfterDays) * Day)
+}
+
+// DaysRemaining is max(expire_after_days − whole days since creation, 0).
+func (p *Push) DaysRemaining(now time.Time) int {
+	age := now.Sub(p.CreatedAt)
+	if age < 0 {
+		age = 0
+	}
+	left := p.ExpireAfterDays - int(age/Day)
+	return max(left, 0)
+}
+
+// ViewsRemaining is max(expire_after_views − counted views, 0).
+func (p *Push) ViewsRemaining() int {
+	return max(p.ExpireAfterViews-p.ViewCount, 0)
+}
+
+// LimitsReached reports whether the push should be expired now.
+func (p *Push) LimitsReached(now time.Time) bool {
+	return !now.Before(p.ExpiresAt()) || p.ViewCount >= p.ExpireAfterViews
+}
+
+// OwnedBy reports whether userID (0 = anonymous) owns the push.
+func (p *Push) OwnedBy(userID int64) bool {
+	return userID != 0 && p.UserID == userID
+}
+
+// User is an account.
+type User struct {
+	ID           int64
+	Email        string
+	PasswordHash string
+	CreatedAt    time.Time
+}
+
+// EventKind is the kind of an audit entry (the reference's integer enum).
+type EventKind int
+
+// Audit event kinds, with the reference's integer values.
+const (
+	EventCreation         EventKind = 0
+	EventView             EventKind = 1
+	EventFailedView       EventKind = 2
+	EventExpire           EventKind = 3
+	EventFailedPassphrase EventKind = 4
+	EventAdminView        EventKind = 5
+	EventOwnerView        EventKind = 6
+)
+
+var eventNames = map[EventKind]string{
+	EventCreation:         "creation",
+	EventView:             "view",
+	EventFailedView:       "failed_view",
+	EventExpire:           "expire",
+	EventFailedPassphrase: "failed_passphrase",
+	EventAdminView:        "admin_view",
+	EventOwnerView:        "owner_view",
+}
+
+func (k EventKind) String() string {
+	if n, ok := eventNames[k]; ok {
+		return n
+	}
+	return "unknown"
+}
+
+// MaxAuditLogs is the audit cap per push: beyond it non-counting events are not
+// logged, and a counting view that cannot be logged expires the push instead.
+const MaxAuditLogs = 2000
+
+// Event is one audit entry.
+type Event struct {
+	Kind      EventKind
+	IP        string
+	UserAgent string
+	Referrer  string
+	UserID    int64
+	CreatedAt time.Time
+}
+
+// Truncate255 cuts s to at most 255 characters, as audit fields are stored.
+func Truncate255(s string) string {
+	n := 0
+	for i := range s {
+		if n == 255 {
+			return s[:i]
+		}
+		n++
+	}
+	return s
+}

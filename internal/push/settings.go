@@ -1,0 +1,88 @@
+package push
+
+// KindSettings are the per-kind limits and defaults of reference §2 and §8
+// (settings sections pw, url, files and qr of Password Pusher).
+type KindSettings struct {
+	ExpireAfterDaysDefault  int
+	ExpireAfterDaysMin      int
+	ExpireAfterDaysMax      int
+	ExpireAfterViewsDefault int
+	ExpireAfterViewsMin     int
+	ExpireAfterViewsMax     int
+	EnableRetrievalStep     bool
+	RetrievalStepDefault    bool
+	EnableDeletable         bool // not used for url pushes: they are never deletable by viewers
+	DeletableDefault        bool
+}
+
+// Settings are the instance settings that shape pushes.
+type Settings struct {
+	AllowAnonymous   bool
+	EnableFilePushes bool
+	EnableURLPushes  bool
+	EnableQRPushes   bool
+	Text             KindSettings // Password Pusher's "pw" section
+	URL              KindSettings
+	Files            KindSettings
+	QR               KindSettings
+	MaxFileUploads   int
+}
+
+// DefaultKindSettings are the values every kind ships with.
+func DefaultKindSettings() KindSettings {
+	return KindSettings{
+		ExpireAfterDaysDefault:  7,
+		ExpireAfterDaysMin:      1,
+		ExpireAfterDaysMax:      90,
+		ExpireAfterViewsDefault: 5,
+		ExpireAfterViewsMin:     1,
+		ExpireAfterViewsMax:     100,
+		EnableRetrievalStep:     true,
+		RetrievalStepDefault:    true,
+		EnableDeletable:         true,
+		DeletableDefault:        true,
+	}
+}
+
+// DefaultSettings are the reference defaults.
+func DefaultSettings() Settings {
+	return Settings{
+		AllowAnonymous:   true,
+		EnableFilePushes: true,
+		EnableURLPushes:  true,
+		EnableQRPushes:   true,
+		Text:             DefaultKindSettings(),
+		URL:              DefaultKindSettings(),
+		Files:            DefaultKindSettings(),
+		QR:               DefaultKindSettings(),
+		MaxFileUploads:   10,
+	}
+}
+
+// ForKind returns the settings section of a kind.
+func (s *Settings) ForKind(k Kind) *KindSettings {
+	switch k {
+	case KindURL:
+		return &s.URL
+	case KindFile:
+		return &s.Files
+	case KindQR:
+		return &s.QR
+	default:
+		return &s.Text
+	}
+}
+
+// KindEnabled reports whether new pushes of kind k may be created.
+func (s *Settings) KindEnabled(k Kind) bool {
+	switch k {
+	case KindURL:
+		return s.EnableURLPushes
+	case KindFile:
+		return s.EnableFilePushes
+	case KindQR:
+		return s.EnableQRPushes
+	default:
+		return true
+	}
+}

@@ -1,0 +1,62 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"hush/internal/push"
+)
+
+func insertEvent(ctx context.Context, tx *sql.Tx, pushID int64, ev push.Event) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO audit_logs (push_id, kind, ip, user_agent, referrer, user_id, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, pushID, int(ev.Kind), ev.IP, push.Truncate255(ev.UserAgent),
+		push.Truncate255(ev.Referrer), nullInt(ev.UserID), ms(ev.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("insert audit entry: %w", err)
+	}
+	return nil
+}
+
+// logCapped writes ev unless the push already holds push.MaxAuditLogs entries.
+func logCapped(ctx context.Context, tx *sql.Tx, pushID int64, ev push.Event) error {
+	res, err := tx.ExecContext(ctx, `UPDATE pushes SET log_count = log_count + 1 WHERE id = $1 AND log_count < $2`,
+		pushID, push.MaxAuditLogs)
+	if err != nil {
+		return fmt.Errorf("count audit entry: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil
+	}
+	return insertEvent(ctx, tx, pushID, ev)
+}
+
+// AuditLog returns a push's audit entries, oldest first.
+func (s *Store) AuditLog(ctx context.Context, pushID int64, limit, offset int) ([]push.Event, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT kind, ip, user_agent, referrer, user_id, created_at
+		FROM audit_logs WHERE push_id = $1 ORDER BY id LIMIT $2 OFFSET $3`, pushID, limit, offset)
+	if err != nil {
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	defer rows.Close()
+	list := []push.Event{}
+	for rows.Next() {
+		var (
+			ev     push.Event
+			kind   int
+			userID sql.NullInt64
+			at     int64
+		)
+		if err := rows.Scan(&kind, &ev.IP, &ev.UserAgent, &ev.Referrer, &userID, &at); err != nil {
+			return nil, fmt.Errorf("audit log: %w", err)
+		}
+		ev.Kind = push.EventKind(kind)
+		ev.UserID = userID.Int64
+		ev.CreatedAt = fromMS(at)
+		list = append(list, ev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	return list, nil
+}

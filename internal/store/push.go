@@ -1,0 +1,209 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"hush/internal/push"
+)
+
+const pushColumns = `id, url_token, kind, user_id, name, note, payload, passphrase_salt,
+	expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
+	view_count, log_count, expired, deleted, expired_on, created_at, updated_at`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanPush(row scanner) (*push.Push, error) {
+	var (
+		p                            push.Push
+		kind                         string
+		userID, deletable, expiredOn sql.NullInt64
+		retrieval, expired, deleted  int
+		createdAt, updatedAt         int64
+	)
+	err := row.Scan(&p.ID, &p.URLToken, &kind, &userID, &p.Name, &p.NoteSealed, &p.PayloadSealed,
+		&p.PassphraseSalt, &p.ExpireAfterDays, &p.ExpireAfterViews, &deletable, &retrieval,
+		&p.ViewCount, &p.LogCount, &expired, &deleted, &expiredOn, &createdAt, &updatedAt)
+	if err != nil {
+		return nil, err
+	}
+	p.Kind = push.Kind(kind)
+	p.UserID = userID.Int64
+	if deletable.Valid {
+		v := deletable.Int64 != 0
+		p.DeletableByViewer = &v
+	}
+	p.RetrievalStep = retrieval != 0
+	p.Expired = expired != 0
+	p.Deleted = deleted != 0
+	p.HasPassphrase = len(p.PassphraseSalt) > 0
+	if expiredOn.Valid {
+		p.ExpiredOn = fromMS(expiredOn.Int64)
+	}
+	p.CreatedAt = fromMS(createdAt)
+	p.UpdatedAt = fromMS(updatedAt)
+	return &p, nil
+}
+
+func nullInt(v int64) sql.NullInt64 { return sql.NullInt64{Int64: v, Valid: v != 0} }
+
+// CreatePush inserts p and its creation audit entry in one transaction and
+// sets p.ID. A url_token collision is reported as push.CodeConflict.
+func (s *Store) CreatePush(ctx context.Context, p *push.Push, ev push.Event) error {
+	var deletable sql.NullInt64
+	if p.DeletableByViewer != nil {
+		deletable = sql.NullInt64{Int64: int64(b2i(*p.DeletableByViewer)), Valid: true}
+	}
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		var exists int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM pushes WHERE url_token = $1`, p.URLToken).Scan(&exists)
+		if err == nil {
+			return push.Errorf(push.CodeConflict, "url_token has already been taken")
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("check token: %w", err)
+		}
+		err = tx.QueryRowContext(ctx, `INSERT INTO pushes (url_token, kind, user_id, name, note, payload,
+			passphrase_salt, expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
+			log_count, expires_at, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $13, $13) RETURNING id`,
+			p.URLToken, string(p.Kind), nullInt(p.UserID), p.Name, p.NoteSealed, p.PayloadSealed,
+			p.PassphraseSalt, p.ExpireAfterDays, p.ExpireAfterViews, deletable, b2i(p.RetrievalStep),
+			ms(p.ExpiresAt()), ms(p.CreatedAt)).Scan(&p.ID)
+		if err != nil {
+			return fmt.Errorf("insert push: %w", err)
+		}
+		p.LogCount = 1
+		return insertEvent(ctx, tx, p.ID, ev)
+	})
+}
+
+// PushByToken loads a push; push.ErrNotFound when there is none.
+func (s *Store) PushByToken(ctx context.Context, token string) (*push.Push, error) {
+	p, err := scanPush(s.r.QueryRowContext(ctx, `SELECT `+pushColumns+` FROM pushes WHERE url_token = $1`, token))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, push.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load push: %w", err)
+	}
+	return p, nil
+}
+
+// expireSet is the SET clause of every expiry, with the placeholder p holding
+// the time: the secret material goes; metadata, name, note and audit log stay.
+func expireSet(p string) string {
+	return `expired = 1, expired_on = ` + p + `, payload = NULL, passphrase_salt = NULL, updated_at = ` + p
+}
+
+// ExpireIfDue expires the push when its day or view limit is reached. It
+// reports whether this call expired it.
+func (s *Store) ExpireIfDue(ctx context.Context, id int64, now time.Time) (bool, error) {
+	res, err := s.w.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+`
+		WHERE id = $1 AND expired = 0 AND (expires_at <= $2 OR view_count >= expire_after_views)`, id, ms(now))
+	if err != nil {
+		return false, fmt.Errorf("expire push: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// ClaimView takes one view of an active push atomically: no two callers can
+// both take the last view. On success the view is logged in the same
+// transaction, and when it was the last view the push is expired there too.
+// It returns false when the push was already used up, expired or out of days,
+// or when the audit cap leaves no room to log the view (the push is then expired:
+// a view that cannot be audited is never served).
+func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (claimed bool, viewCount int, err error) {
+	now := ms(ev.CreatedAt)
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		var views, maxViews int
+		err := tx.QueryRowContext(ctx, `UPDATE pushes SET view_count = view_count + 1, log_count = log_count + 1, updated_at = $2
+			WHERE id = $1 AND expired = 0 AND view_count < expire_after_views AND expires_at > $2 AND log_count < $3
+			RETURNING view_count, expire_after_views`, id, now, push.MaxAuditLogs).Scan(&views, &maxViews)
+		if errors.Is(err, sql.ErrNoRows) {
+			_, err = tx.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+`
+				WHERE id = $1 AND expired = 0 AND log_count >= $3`, id, now, push.MaxAuditLogs)
+			if err != nil {
+				return fmt.Errorf("expire push at audit cap: %w", err)
+			}
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("claim view: %w", err)
+		}
+		if err := insertEvent(ctx, tx, id, ev); err != nil {
+			return err
+		}
+		if views >= maxViews {
+			if _, err := tx.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+` WHERE id = $1`, id, now); err != nil {
+				return fmt.Errorf("expire after last view: %w", err)
+			}
+		}
+		claimed, viewCount = true, views
+		return nil
+	})
+	return claimed, viewCount, err
+}
+
+// RecordFailedView counts a retrieval of an expired push (it lowers
+// views_remaining, as the reference) and logs it while the audit cap allows.
+func (s *Store) RecordFailedView(ctx context.Context, id int64, ev push.Event) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE pushes SET view_count = view_count + 1 WHERE id = $1`, id); err != nil {
+			return fmt.Errorf("count failed view: %w", err)
+		}
+		return logCapped(ctx, tx, id, ev)
+	})
+}
+
+// LogEvent records a non-counting event (owner_view, failed_passphrase) unless
+// the push's audit cap is reached.
+func (s *Store) LogEvent(ctx context.Context, id int64, ev push.Event) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error { return logCapped(ctx, tx, id, ev) })
+}
+
+// ExpireByHand expires an active push on request (DELETE) and logs `expire`.
+// It reports whether the push changed; an already expired push is left as is.
+func (s *Store) ExpireByHand(ctx context.Context, id int64, ev push.Event) (bool, error) {
+	var changed bool
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+`, deleted = 1
+			WHERE id = $1 AND expired = 0`, id, ms(ev.CreatedAt))
+		if err != nil {
+			return fmt.Errorf("expire push: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		changed = true
+		return logCapped(ctx, tx, id, ev)
+	})
+	return changed, err
+}
+
+// ListPushes returns a user's active or expired pushes, newest first.
+func (s *Store) ListPushes(ctx context.Context, userID int64, expired bool, limit, offset int) ([]*push.Push, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+pushColumns+` FROM pushes
+		WHERE user_id = $1 AND expired = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
+		userID, b2i(expired), limit, offset)
+	if err != nil {
+		return nil, fmt.Errorf("list pushes: %w", err)
+	}
+	defer rows.Close()
+	list := []*push.Push{}
+	for rows.Next() {
+		p, err := scanPush(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list pushes: %w", err)
+		}
+		list = append(list, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list pushes: %w", err)
+	}
+	return list, nil
+}

@@ -1,0 +1,130 @@
+// Package store keeps pushes, audit logs, users and tokens in SQL.
+//
+// One SQL text serves every engine: $n placeholders, RETURNING, integer
+// millisecond timestamps and 0/1 flags. Only the DDL differs per dialect.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // the embedded default engine
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Store is the persistence layer. Writes go through w (for SQLite a single
+// connection, since SQLite serializes writers anyway); reads use r.
+type Store struct {
+	w, r    *sql.DB
+	dialect goose.Dialect
+}
+
+// OpenSQLite opens (creating if needed) the SQLite database at path in WAL mode.
+func OpenSQLite(ctx context.Context, path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create database directory: %w", err)
+	}
+	q := url.Values{}
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)"} {
+		q.Add("_pragma", p)
+	}
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	w, err := sql.Open("sqlite", dsn+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	r, err := sql.Open("sqlite", dsn+"&mode=ro")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	r.SetMaxOpenConns(8)
+	r.SetMaxIdleConns(8)
+	s := &Store{w: w, r: r, dialect: goose.DialectSQLite3}
+	if err := w.PingContext(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.Close()
+		return nil, fmt.Errorf("restrict database file mode: %w", err)
+	}
+	return s, nil
+}
+
+// Close closes the database handles.
+func (s *Store) Close() error {
+	return errors.Join(s.r.Close(), s.w.Close())
+}
+
+// Migrate brings the schema up to date. It returns the versions applied.
+func (s *Store) Migrate(ctx context.Context) ([]int64, error) {
+	sub, err := fs.Sub(migrations, "migrations/"+dialectDir(s.dialect))
+	if err != nil {
+		return nil, fmt.Errorf("migrations: %w", err)
+	}
+	p, err := goose.NewProvider(s.dialect, s.w, sub, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return nil, fmt.Errorf("migrations: %w", err)
+	}
+	res, err := p.Up(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	var applied []int64
+	for _, r := range res {
+		applied = append(applied, r.Source.Version)
+	}
+	return applied, nil
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.r.PingContext(ctx) }
+
+func dialectDir(d goose.Dialect) string {
+	if d == goose.DialectPostgres {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// inTx runs fn in a write transaction, committing when fn returns nil.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"hush/internal/push"
+)
+
+// CreateUser adds an account. The email is stored lower-cased; a duplicate is
+// reported as push.CodeConflict.
+func (s *Store) CreateUser(ctx context.Context, email, passwordHash string, now time.Time) (*push.User, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	u := &push.User{Email: email, PasswordHash: passwordHash, CreatedAt: now}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var exists int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE email = $1`, email).Scan(&exists)
+		if err == nil {
+			return push.Errorf(push.CodeConflict, "a user with email %s already exists", email)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("check email: %w", err)
+		}
+		return tx.QueryRowContext(ctx, `INSERT INTO users (email, password_hash, created_at, updated_at)
+			VALUES ($1, $2, $3, $3) RETURNING id`, email, passwordHash, ms(now)).Scan(&u.ID)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// UserByEmail finds an account; push.CodeNotFound when there is none.
+func (s *Store) UserByEmail(ctx context.Context, email string) (*push.User, error) {
+	return s.user(ctx, `SELECT id, email, password_hash, created_at FROM users WHERE email = $1`,
+		strings.ToLower(strings.TrimSpace(email)))
+}
+
+// UserByTokenDigest finds the owner of an API token by its SHA-256 digest.
+func (s *Store) UserByTokenDigest(ctx context.Context, digest string) (*push.User, error) {
+	return s.user(ctx, `SELECT u.id, u.email, u.password_hash, u.created_at
+		FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.digest = $1`, digest)
+}
+
+func (s *Store) user(ctx context.Context, query string, arg any) (*push.User, error) {
+	var (
+		u  push.User
+		at int64
+	)
+	err := s.r.QueryRowContext(ctx, query, arg).Scan(&u.ID, &u.Email, &u.PasswordHash, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, push.Errorf(push.CodeNotFound, "no such user")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load user: %w", err)
+	}
+	u.CreatedAt = fromMS(at)
+	return &u, nil
+}
+
+// ReplaceToken makes digest the user's only API token: earlier tokens die.
+func (s *Store) ReplaceToken(ctx context.Context, userID int64, digest string, now time.Time) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM api_tokens WHERE user_id = $1`, userID); err != nil {
+			return fmt.Errorf("revoke tokens: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO api_tokens (user_id, digest, created_at) VALUES ($1, $2, $3)`,
+			userID, digest, ms(now)); err != nil {
+			return fmt.Errorf("insert token: %w", err)
+		}
+		return nil
+	})
+}
