@@ -1,0 +1,75 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"net/http"
+	"strconv"
+
+	"hush/internal/push"
+)
+
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+// Messages of the reference that clients match on.
+const (
+	msgSignIn        = "You need to sign in or sign up before continuing."
+	msgBadToken      = "Invalid API token."
+	msgNotOwner      = "That push doesn't belong to you."
+	msgNotDeletable  = "That push is not deletable by viewers."
+	msgBadPage       = "Invalid page parameter"
+	msgMissingPush   = "param is missing or the value is empty or invalid: push"
+	msgTooManyGuess  = "Too many passphrase attempts. Please try again in a minute."
+	msgBadPassphrase = "That passphrase is incorrect."
+	msgNeedPassphras = "This push requires a passphrase. Please provide it using the 'passphrase' parameter (e.g. ?passphrase=mysecret)"
+)
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":"internal error"}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+var codeStatus = map[push.Code]int{
+	push.CodeBadRequest:      http.StatusBadRequest,
+	push.CodeUnauthenticated: http.StatusUnauthorized,
+	push.CodeForbidden:       http.StatusForbidden,
+	push.CodeNotFound:        http.StatusNotFound,
+	push.CodeConflict:        http.StatusConflict,
+	push.CodeTooLarge:        http.StatusRequestEntityTooLarge,
+	push.CodeInvalid:         http.StatusUnprocessableEntity,
+	push.CodeTooMany:         http.StatusTooManyRequests,
+}
+
+// writeError is the one place where an error becomes a status and a body.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var e *push.Error
+	if !errors.As(err, &e) {
+		s.Log.ErrorContext(r.Context(), "request failed", "method", r.Method, "route", r.Pattern, "err", err)
+		writeJSON(w, http.StatusInternalServerError, errorBody{"internal error"})
+		return
+	}
+	status := codeStatus[e.Code]
+	switch {
+	case e.Code == push.CodeInvalid:
+		writeJSON(w, status, e.Fields)
+		return
+	case e.Code == push.CodeTooMany && e.RetryAfter > 0:
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+	}
+	writeJSON(w, status, errorBody{e.Message})
+}
+
+func badRequest(msg string) error { return &push.Error{Code: push.CodeBadRequest, Message: msg} }
+
+func unauthenticated(msg string) error {
+	return &push.Error{Code: push.CodeUnauthenticated, Message: msg}
+}

@@ -1,0 +1,188 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/mail"
+	"strings"
+	"time"
+
+	"hush/internal/api"
+	"hush/internal/config"
+	"hush/internal/push"
+	"hush/internal/secure"
+	"hush/internal/store"
+)
+
+// adminFlags parses a verb's flags plus -data-dir and -database-url, and
+// loads the configuration from them and the environment.
+func (e *env) adminFlags(name string, args []string, define func(fs *flag.FlagSet)) (*config.Config, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	dataDir := fs.String("data-dir", "", "data directory (HUSH_DATA_DIR)")
+	dbURL := fs.String("database-url", "", "database URL (HUSH_DATABASE_URL)")
+	if define != nil {
+		define(fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "hush %s: unexpected argument %q\n", name, fs.Arg(0))
+		return nil, errUsage
+	}
+	var cargs []string
+	if *dataDir != "" {
+		cargs = append(cargs, "-data-dir", *dataDir)
+	}
+	if *dbURL != "" {
+		cargs = append(cargs, "-database-url", *dbURL)
+	}
+	return config.Load(cargs, e.getenv)
+}
+
+func (e *env) migrate(ctx context.Context, args []string) error {
+	cfg, err := e.adminFlags("migrate", args, nil)
+	if err != nil {
+		return err
+	}
+	path, ok := cfg.SQLitePath()
+	if !ok {
+		return errors.New("HUSH_DATABASE_URL: PostgreSQL is not supported by this build yet")
+	}
+	st, err := store.OpenSQLite(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	applied, err := st.Migrate(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "database %s is up to date (%d migrations applied now)\n", path, len(applied))
+	return nil
+}
+
+func (e *env) userCreate(ctx context.Context, args []string) error {
+	var email, password string
+	cfg, err := e.adminFlags("user create", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&email, "email", "", "email address of the user (required)")
+		fs.StringVar(&password, "password", "", `password; "-" reads it from stdin; empty generates one`)
+	})
+	if err != nil {
+		return err
+	}
+	addr, err := mail.ParseAddress(email)
+	if err != nil || addr.Address != strings.TrimSpace(email) || !strings.Contains(addr.Address, ".") {
+		return fmt.Errorf("invalid email address %q", email)
+	}
+	generated := false
+	switch password {
+	case "-":
+		line, err := bufio.NewReader(e.stdin).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("read password from stdin: %w", err)
+		}
+		password = strings.TrimRight(line, "\r\n")
+	case "":
+		if password, err = secure.NewToken(12); err != nil {
+			return err
+		}
+		generated = true
+	}
+	if len(password) < 8 {
+		return errors.New("the password must have at least 8 characters")
+	}
+	hash, err := secure.DefaultArgon().HashPassword(ctx, password)
+	if err != nil {
+		return err
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	u, err := st.CreateUser(ctx, addr.Address, hash, time.Now())
+	if push.ErrorCode(err) == push.CodeConflict {
+		return fmt.Errorf("a user with email %s already exists", strings.ToLower(addr.Address))
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "created user %s\n", u.Email)
+	if generated {
+		fmt.Fprintf(e.stdout, "generated password (shown once): %s\n", password)
+	}
+	return nil
+}
+
+func (e *env) tokenCreate(ctx context.Context, args []string) error {
+	var email string
+	cfg, err := e.adminFlags("token create", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&email, "email", "", "email address of the user (required)")
+	})
+	if err != nil {
+		return err
+	}
+	if email == "" {
+		return errors.New("--email is required")
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	u, err := st.UserByEmail(ctx, email)
+	if push.ErrorCode(err) == push.CodeNotFound {
+		return fmt.Errorf("no user with email %s", email)
+	}
+	if err != nil {
+		return err
+	}
+	token, err := secure.NewToken(32)
+	if err != nil {
+		return err
+	}
+	if err := st.ReplaceToken(ctx, u.ID, secure.TokenDigest(token), time.Now()); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "new API token for %s (shown once; any previous token no longer works):\n%s\n", u.Email, token)
+	return nil
+}
+
+func (e *env) keyRotate(ctx context.Context, args []string) error {
+	cfg, err := e.adminFlags("key rotate", args, nil)
+	if err != nil {
+		return err
+	}
+	keys, err := loadKeys(cfg, newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel))
+	if err != nil {
+		return err
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	n, err := st.Reseal(ctx, func(token string, f store.SealedField, sealed []byte) ([]byte, bool, error) {
+		return api.Reseal(keys, token, string(f), sealed)
+	})
+	if err != nil {
+		return fmt.Errorf("after re-sealing %d values: %w", n, err)
+	}
+	fmt.Fprintf(e.stdout, "re-sealed %d values under the current master key\n", n)
+	return nil
+}
+
+func (e *env) keyGenerate() error {
+	k, err := secure.GenerateKey()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%x\n", k)
+	return nil
+}

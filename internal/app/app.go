@@ -1,0 +1,85 @@
+// Package app wires Hush together: configuration, store, keys, the HTTP
+// server and the administrative verbs of the hush command.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Version is the application version, reported by `hush version` and the API.
+var Version = "0.1.0"
+
+// env is how the program reads its environment.
+type env struct {
+	getenv func(string) string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+const usage = `Hush — share secrets through links that expire.
+
+Usage:
+  hush serve [flags]                         run the service (hush serve -h lists settings)
+  hush migrate                               bring the database schema up to date
+  hush user create --email E [--password P]  create a user (--password - reads stdin)
+  hush token create --email E                issue a new API token (the old one stops working)
+  hush key rotate                            re-seal every secret under the current master key
+  hush key generate                          print a new random master key
+  hush version                               print the version
+
+The admin verbs read the same environment as serve (HUSH_DATA_DIR,
+HUSH_DATABASE_URL, HUSH_MASTER_KEY, …) and also take -data-dir and
+-database-url flags.
+`
+
+// Main runs the hush command and returns its exit status.
+func Main(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) < 2 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	verb, rest := args[1], args[2:]
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		verb += " " + rest[0]
+		rest = rest[1:]
+	}
+	var err error
+	switch verb {
+	case "serve":
+		err = e.serve(ctx, rest)
+	case "migrate":
+		err = e.migrate(ctx, rest)
+	case "user create":
+		err = e.userCreate(ctx, rest)
+	case "token create":
+		err = e.tokenCreate(ctx, rest)
+	case "key rotate":
+		err = e.keyRotate(ctx, rest)
+	case "key generate":
+		err = e.keyGenerate()
+	case "version", "-version", "--version":
+		fmt.Fprintf(stdout, "hush %s\n", Version)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "hush: unknown command %q\n\n%s", verb, usage)
+		return 2
+	}
+	if errors.Is(err, errUsage) {
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hush: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// errUsage reports a usage error whose message was already printed.
+var errUsage = errors.New("usage")

@@ -1,0 +1,96 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"hush/internal/config"
+	"hush/internal/secure"
+	"hush/internal/store"
+)
+
+// openStore opens the configured database and migrates it.
+func openStore(ctx context.Context, cfg *config.Config) (*store.Store, error) {
+	path, ok := cfg.SQLitePath()
+	if !ok {
+		return nil, errors.New("HUSH_DATABASE_URL: PostgreSQL is not supported by this build yet; unset it to use the embedded SQLite database")
+	}
+	st, err := store.OpenSQLite(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// masterKeyFile is where a generated master key is kept.
+const masterKeyFile = "master.key"
+
+// loadKeys builds the keyring from HUSH_MASTER_KEY(_FILE) and
+// HUSH_MASTER_KEY_PREVIOUS. Without a configured key, the key in the data
+// directory is used, generated on first start (D12).
+func loadKeys(cfg *config.Config, log *slog.Logger) (*secure.Keyring, error) {
+	hexKey := cfg.MasterKey
+	if hexKey == "" {
+		path := filepath.Join(cfg.DataDir, masterKeyFile)
+		b, err := os.ReadFile(path)
+		switch {
+		case err == nil:
+			hexKey = string(b)
+		case errors.Is(err, fs.ErrNotExist):
+			if hexKey, err = generateKeyFile(path); err != nil {
+				return nil, err
+			}
+			log.Warn("no HUSH_MASTER_KEY set: generated a master key in the data directory; "+
+				"the key now sits beside the data it protects — keep a copy elsewhere and set HUSH_MASTER_KEY_FILE",
+				"path", path)
+		default:
+			return nil, fmt.Errorf("read master key: %w", err)
+		}
+	}
+	current, err := secure.ParseHexKey(hexKey)
+	if err != nil {
+		return nil, fmt.Errorf("master key: %w", err)
+	}
+	var previous [][]byte
+	for i, h := range cfg.MasterKeyPrevious {
+		k, err := secure.ParseHexKey(h)
+		if err != nil {
+			return nil, fmt.Errorf("HUSH_MASTER_KEY_PREVIOUS entry %d: %w", i+1, err)
+		}
+		previous = append(previous, k)
+	}
+	return secure.NewKeyring(current, previous...)
+}
+
+func generateKeyFile(path string) (string, error) {
+	key, err := secure.GenerateKey()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", fmt.Errorf("create data directory: %w", err)
+	}
+	hexKey := fmt.Sprintf("%x", key)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		b, rerr := os.ReadFile(path) // another process won the race
+		return string(b), rerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("write master key: %w", err)
+	}
+	if _, err := f.WriteString(hexKey + "\n"); err != nil {
+		f.Close()
+		return "", fmt.Errorf("write master key: %w", err)
+	}
+	return hexKey, f.Close()
+}
