@@ -77,7 +77,9 @@ func Resolve(p Params, fileCount int, s *Settings) (*Draft, error) {
 	d.Note, _ = stringParam(p, "note", errs)
 	d.Name, _ = stringParam(p, "name", errs)
 	d.Passphrase, _ = stringParam(p, "passphrase", errs)
-	validatePayload(d, errs)
+	if len(errs["payload"]) == 0 {
+		validatePayload(d, errs)
+	}
 
 	if fileCount > s.MaxFileUploads {
 		errs.Add("files", fmt.Sprintf("You can only attach up to %d files per push.", s.MaxFileUploads))
@@ -219,12 +221,11 @@ func intParam(p Params, key string, errs FieldErrors) (int, bool) {
 		return 0, false
 	}
 	n, err := strconv.Atoi(s)
+	if ne, isNum := err.(*strconv.NumError); isNum && ne.Err == strconv.ErrRange {
+		return n, true // ±MaxInt: the range check names the allowed range
+	}
 	if err != nil {
-		if ne, isNum := err.(*strconv.NumError); isNum && ne.Err == strconv.ErrRange {
-			errs.Add(key, "is out of range")
-		} else {
-			errs.Add(key, "must be an integer")
-		}
+		errs.Add(key, "must be an integer")
 		return 0, false
 	}
 	return n, true

@@ -128,3 +128,6 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// DB exposes the read handle for diagnostics and tests.
+func (s *Store) DB() *sql.DB { return s.r }

@@ -1,0 +1,286 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestVersionBody(t *testing.T) {
+	h := newHarness(t, nil)
+	r := h.do("GET", "/api/v2/version", nil, "Authorization", "Bearer not-a-token")
+	wantStatus(t, "version with a bad token", r, 200)
+	wantBody(t, "version", r, `{"application_version":"9.8.7","api_version":"2.1","edition":"oss",`+
+		`"features":{"anonymous_access":true,"api_token_authentication":true,"accounts":{"enabled":false},`+
+		`"pushes":{"enabled":true,"email_auto_dispatch":false,"file_attachments":{"enabled":true,"requires_authentication":true},`+
+		`"url_pushes":{"enabled":true},"qr_code_pushes":{"enabled":true}},"requests":{"enabled":false}}}`)
+	if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	wantStatus(t, "version.json", h.do("GET", "/api/v2/version.json", nil), 200)
+
+	off := newHarness(t, func(s *Server) {
+		s.Settings.AllowAnonymous = false
+		s.Settings.EnableFilePushes = false
+		s.Settings.EnableURLPushes = false
+		s.Settings.EnableQRPushes = false
+	})
+	f := off.do("GET", "/api/v2/version", nil).obj(t)["features"].(map[string]any)
+	pushes := f["pushes"].(map[string]any)
+	for what, v := range map[string]any{
+		"anonymous_access": f["anonymous_access"],
+		"file_attachments": pushes["file_attachments"].(map[string]any)["enabled"],
+		"url_pushes":       pushes["url_pushes"].(map[string]any)["enabled"],
+		"qr_code_pushes":   pushes["qr_code_pushes"].(map[string]any)["enabled"],
+	} {
+		if v != false {
+			t.Errorf("%s = %v with the setting off", what, v)
+		}
+	}
+}
+
+func TestCreateDefaultsAndKeys(t *testing.T) {
+	h := newHarness(t, nil)
+	r := h.do("POST", "/api/v2/pushes", map[string]any{"push": map[string]any{"payload": "s3cret"}})
+	wantStatus(t, "create", r, 201)
+	m := r.obj(t)
+	wantKeys(t, "create", m, plus("note", "name")...)
+	tok := m["url_token"].(string)
+	want := map[string]any{
+		"expire_after_views": 5.0, "expire_after_days": 7.0, "expired": false, "deletable_by_viewer": true,
+		"retrieval_step": true, "expired_on": nil, "passphrase": "", "days_remaining": 7.0,
+		"views_remaining": 5.0, "deleted": false, "note": "", "name": "", "kind": "text",
+		"created_at": "2026-01-01T01:00:00.000Z", "updated_at": "2026-01-01T01:00:00.000Z",
+		"html_url": h.url + "/p/" + tok + "/r", "json_url": h.url + "/p/" + tok + "/r.json",
+	}
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s = %#v, want %#v", k, m[k], v)
+		}
+	}
+	if len(tok) < 22 || strings.Trim(tok, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
+		t.Errorf("url_token %q is not ≥128 bits of URL-safe characters", tok)
+	}
+	if _, has := m["payload"]; has {
+		t.Error("create must not echo the payload")
+	}
+	if cc := r.header.Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("Cache-Control %q", cc)
+	}
+}
+
+func TestCreateVariants(t *testing.T) {
+	h := newHarness(t, nil)
+	cases := []struct {
+		name   string
+		fields map[string]any
+		check  map[string]any
+	}{
+		{"url kind is never deletable by viewers", map[string]any{"payload": "https://example.com", "kind": "url", "deletable_by_viewer": true},
+			map[string]any{"kind": "url", "deletable_by_viewer": nil}},
+		{"qr kind", map[string]any{"payload": "hello", "kind": "qr"}, map[string]any{"kind": "qr"}},
+		{"explicit values", map[string]any{"payload": "x", "expire_after_days": 2, "expire_after_views": 9, "deletable_by_viewer": false,
+			"retrieval_step": false, "name": "db", "note": "for ops"},
+			map[string]any{"expire_after_days": 2.0, "days_remaining": 2.0, "expire_after_views": 9.0, "views_remaining": 9.0,
+				"deletable_by_viewer": false, "retrieval_step": false, "name": "db", "note": "for ops"}},
+		{"numeric strings", map[string]any{"payload": "x", "expire_after_days": "3", "expire_after_views": "4"},
+			map[string]any{"expire_after_days": 3.0, "expire_after_views": 4.0}},
+		{"null and empty mean default", map[string]any{"payload": "x", "expire_after_days": nil, "expire_after_views": ""},
+			map[string]any{"expire_after_days": 7.0, "expire_after_views": 5.0}},
+		{"expire_after_duration from the CLI", map[string]any{"payload": "x", "expire_after_duration": 13},
+			map[string]any{"expire_after_days": 14.0}},
+		{"expire_after_days wins over duration", map[string]any{"payload": "x", "expire_after_duration": 13, "expire_after_days": 3},
+			map[string]any{"expire_after_days": 3.0}},
+		{"passphrase echoed", map[string]any{"payload": "x", "passphrase": "open sesame"},
+			map[string]any{"passphrase": "open sesame"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := h.do("POST", "/api/v2/pushes", map[string]any{"push": c.fields})
+			wantStatus(t, c.name, r, 201)
+			m := r.obj(t)
+			for k, v := range c.check {
+				if m[k] != v {
+					t.Errorf("%s = %#v, want %#v", k, m[k], v)
+				}
+			}
+		})
+	}
+	// The retrieval step off gives a direct link.
+	r := h.do("POST", "/api/v2/pushes", map[string]any{"push": map[string]any{"payload": "x", "retrieval_step": false}}).obj(t)
+	if !strings.HasSuffix(r["html_url"].(string), "/p/"+r["url_token"].(string)) {
+		t.Errorf("html_url without retrieval step: %v", r["html_url"])
+	}
+}
+
+func TestCreateBodies(t *testing.T) {
+	h := newHarness(t, func(s *Server) { s.MaxBody = 4096 })
+	cases := []struct {
+		name   string
+		body   string
+		ctype  string
+		status int
+		want   string // exact body, or "" to skip
+	}{
+		{"unwrapped body", `{"payload":"x"}`, "application/json", 201, ""},
+		{"form body", `push%5Bpayload%5D=hello&push%5Bexpire_after_views%5D=2`, "application/x-www-form-urlencoded", 201, ""},
+		{"JSON sent as a form", `{"push":{"payload":"x"}}`, "application/x-www-form-urlencoded", 201, ""},
+		{"no content type", `{"push":{"payload":"x"}}`, "", 201, ""},
+		{"malformed JSON", `{"push":{"payload":`, "application/json", 400, `{"error":"The request body is not valid JSON."}`},
+		{"trailing data", `{"push":{"payload":"x"}} {}`, "application/json", 400, ""},
+		{"push a string", `{"push":"x"}`, "application/json", 400, `{"error":"param is missing or the value is empty or invalid: push"}`},
+		{"push an array", `{"push":[{"payload":"x"}]}`, "application/json", 400, `{"error":"param is missing or the value is empty or invalid: push"}`},
+		{"push empty", `{"push":{}}`, "application/json", 400, `{"error":"param is missing or the value is empty or invalid: push"}`},
+		{"push null", `{"push":null}`, "application/json", 400, `{"error":"param is missing or the value is empty or invalid: push"}`},
+		{"body an array", `[1,2]`, "application/json", 400, ""},
+		{"empty body", ``, "application/json", 400, ""},
+		{"unknown kind", `{"push":{"payload":"x","kind":"bogus"}}`, "application/json", 422, `{"kind":["is not included in the list"]}`},
+		{"kind upper case", `{"push":{"payload":"x","kind":"TEXT"}}`, "application/json", 422, `{"kind":["is not included in the list"]}`},
+		{"missing payload", `{"push":{"name":"x"}}`, "application/json", 422, `{"payload":["Payload is required."]}`},
+		{"views out of range", `{"push":{"payload":"x","expire_after_views":500}}`, "application/json", 422, `{"expire_after_views":["must be between 1 and 100"]}`},
+		{"days zero", `{"push":{"payload":"x","expire_after_days":0}}`, "application/json", 422, `{"expire_after_days":["must be between 1 and 90"]}`},
+		{"days fraction", `{"push":{"payload":"x","expire_after_days":3.7}}`, "application/json", 422, `{"expire_after_days":["must be an integer"]}`},
+		{"days huge number", `{"push":{"payload":"x","expire_after_days":1e309}}`, "application/json", 422, `{"expire_after_days":["must be an integer"]}`},
+		{"payload a number", `{"push":{"payload":5}}`, "application/json", 422, ""},
+		{"bad url", `{"push":{"payload":"ftp://x","kind":"url"}}`, "application/json", 422, `{"payload":["must be a valid HTTP or HTTPS URL."]}`},
+		{"bad duration", `{"push":{"payload":"x","expire_after_duration":3}}`, "application/json", 422, ""},
+		{"invalid UTF-8", "{\"push\":{\"payload\":\"\xff\xfe\"}}", "application/json", 400, `{"error":"The request body is not valid UTF-8."}`},
+		{"too large", `{"push":{"payload":"` + strings.Repeat("a", 5000) + `"}}`, "application/json", 413, `{"error":"The request body is too large."}`},
+		{"notify emails", `{"push":{"payload":"x","notify_emails_to":"a@b.c"}}`, "application/json", 422,
+			`{"base":["Notify by email feature is not enabled"],"notify_emails_to":["are not available"]}`},
+		{"files key needs sign in", `{"push":{"payload":"x","files":[]}}`, "application/json", 401,
+			`{"error":"You need to sign in or sign up before continuing."}`},
+		{"kind file needs sign in", `{"push":{"kind":"file"}}`, "application/json", 401,
+			`{"error":"You need to sign in or sign up before continuing."}`},
+	}
+	before := countAll(t, h)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req := []string{}
+			if c.ctype != "" {
+				req = append(req, "Content-Type", c.ctype)
+			}
+			r := h.doRaw("POST", "/api/v2/pushes", c.body, req...)
+			wantStatus(t, c.name, r, c.status)
+			if c.want != "" {
+				wantBody(t, c.name, r, c.want)
+			}
+			if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+				t.Errorf("Content-Type %q", ct)
+			}
+		})
+	}
+	created := 0
+	for _, c := range cases {
+		if c.status == 201 {
+			created++
+		}
+	}
+	if got := countAll(t, h) - before; got != created {
+		t.Errorf("%d pushes stored, want %d: a rejected request stored something", got, created)
+	}
+}
+
+// doRaw sends a raw body with exactly the given headers.
+func (h *harness) doRaw(method, path, body string, hdr ...string) resp {
+	h.t.Helper()
+	req, err := http.NewRequest(method, h.url+path, strings.NewReader(body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := res.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	return resp{status: res.StatusCode, header: res.Header, body: []byte(b.String())}
+}
+
+// countAll counts every push row through the sweeper-independent store API.
+func countAll(t *testing.T, h *harness) int {
+	t.Helper()
+	var n int
+	if err := h.store.DB().QueryRow(`SELECT COUNT(*) FROM pushes`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestCreateFilesAndKinds(t *testing.T) {
+	h := newHarness(t, func(s *Server) {
+		s.Settings.EnableURLPushes = false
+	})
+	tok := h.user("owner@example.com")
+	r := h.do("POST", "/api/v2/pushes", map[string]any{"push": map[string]any{"kind": "file"}}, bearer(tok)...)
+	wantStatus(t, "file push without files", r, 201)
+	if m := r.obj(t); m["kind"] != "file" {
+		t.Errorf("kind %v", m["kind"])
+	}
+	r = h.do("POST", "/api/v2/pushes", map[string]any{"push": map[string]any{"payload": "x", "files": make([]any, 11)}}, bearer(tok)...)
+	wantStatus(t, "11 empty file entries are ignored", r, 201)
+	files := []any{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"}
+	r = h.do("POST", "/api/v2/pushes", map[string]any{"push": map[string]any{"files": files}}, bearer(tok)...)
+	wantStatus(t, "11 files", r, 422)
+	if m := r.obj(t); m["files"] == nil || !strings.Contains(r.String(), "You can only attach up to 10 files per push.") {
+		t.Errorf("files message missing: %s", r.body)
+	}
+	r = h.do("POST", "/api/v2/pushes", map[string]any{"push": map[string]any{"payload": "https://x.test", "kind": "url"}})
+	wantStatus(t, "disabled url kind", r, 422)
+	wantBody(t, "disabled url kind", r, `{"kind":["URL pushes are disabled."]}`)
+}
+
+func (r resp) String() string { return string(r.body) }
+
+func TestUnknownRoutesAndMethods(t *testing.T) {
+	h := newHarness(t, nil)
+	tok := h.create(map[string]any{"payload": "x"})
+	cases := []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{"GET", "/api/v2/nope", 404, ""},
+		{"GET", "/api/v2/pushes", 405, "POST"},
+		{"PUT", "/api/v2/pushes/" + tok, 405, "GET, DELETE"},
+		{"PATCH", "/api/v2/pushes/" + tok, 405, "GET, DELETE"},
+		{"POST", "/api/v2/pushes/" + tok + "/preview", 405, "GET"},
+		{"HEAD", "/api/v2/pushes/" + tok, 405, "GET, DELETE"},
+		{"GET", "/api/v2/requests", 404, ""},
+		{"GET", "/api/v2/accounts", 404, ""},
+		{"POST", "/api/v2/pushes/" + tok + "/notify_emails", 404, ""},
+		{"GET", "/api/v2/pushes/" + tok + ".xml", 404, ""},
+		{"GET", "/api/v3/version", 404, ""},
+	}
+	for _, c := range cases {
+		r := h.doRaw(c.method, c.path, "")
+		wantStatus(t, c.method+" "+c.path, r, c.status)
+		if c.method != "HEAD" {
+			if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+				t.Errorf("%s %s: Content-Type %q", c.method, c.path, ct)
+			}
+			if !strings.Contains(r.String(), `"error"`) {
+				t.Errorf("%s %s: body %s", c.method, c.path, r.body)
+			}
+		}
+		if c.allow != "" && r.header.Get("Allow") != c.allow {
+			t.Errorf("%s %s: Allow %q, want %q", c.method, c.path, r.header.Get("Allow"), c.allow)
+		}
+	}
+	// HEAD never counted a view.
+	m := h.do("GET", "/api/v2/pushes/"+tok+".json", nil).obj(t)
+	if m["views_remaining"] != 4.0 {
+		t.Errorf("views_remaining %v after HEAD and one GET, want 4", m["views_remaining"])
+	}
+}

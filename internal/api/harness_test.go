@@ -1,0 +1,210 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"hush/internal/push"
+	"hush/internal/secure"
+	"hush/internal/store"
+)
+
+// clock is a settable test clock.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+type harness struct {
+	t     *testing.T
+	url   string
+	store *store.Store
+	clock *clock
+	srv   *Server
+}
+
+// newHarness serves the API over a real SQLite file with a fixed clock.
+// configure may change the server before it starts.
+func newHarness(t *testing.T, configure func(*Server)) *harness {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), "hush.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	key, _ := secure.GenerateKey()
+	keys, err := secure.NewKeyring(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{now: time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)}
+	s := &Server{
+		Store:          st,
+		Keys:           keys,
+		Argon:          secure.NewArgon(1, 64, 1, 4),
+		Settings:       push.DefaultSettings(),
+		MaxBody:        2 << 20,
+		Version:        "9.8.7",
+		Now:            clk.Now,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.9.9.9/32")},
+	}
+	if configure != nil {
+		configure(s)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	return &harness{t: t, url: ts.URL, store: st, clock: clk, srv: s}
+}
+
+// user creates an account with an API token and returns the token.
+func (h *harness) user(email string) string {
+	h.t.Helper()
+	ctx := context.Background()
+	u, err := h.store.CreateUser(ctx, email, "not-a-real-hash", h.clock.Now())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	tok, _ := secure.NewToken(32)
+	if err := h.store.ReplaceToken(ctx, u.ID, secure.TokenDigest(tok), h.clock.Now()); err != nil {
+		h.t.Fatal(err)
+	}
+	return tok
+}
+
+type resp struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// obj decodes the body as a JSON object.
+func (r resp) obj(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("body is not a JSON object: %v: %s", err, r.body)
+	}
+	return m
+}
+
+// list decodes the body as a JSON array of objects.
+func (r resp) list(t *testing.T) []map[string]any {
+	t.Helper()
+	var l []map[string]any
+	if err := json.Unmarshal(r.body, &l); err != nil {
+		t.Fatalf("body is not a JSON array: %v: %s", err, r.body)
+	}
+	return l
+}
+
+// do sends a request. hdr holds header pairs: "Authorization", "Bearer x", …
+func (h *harness) do(method, path string, body any, hdr ...string) resp {
+	h.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, _ := json.Marshal(b)
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, h.url+path, rd)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return resp{status: res.StatusCode, header: res.Header, body: b}
+}
+
+// create makes a push and returns its url_token.
+func (h *harness) create(fields map[string]any, hdr ...string) string {
+	h.t.Helper()
+	r := h.do("POST", "/api/v2/pushes", map[string]any{"push": fields}, hdr...)
+	if r.status != http.StatusCreated {
+		h.t.Fatalf("create: status %d: %s", r.status, r.body)
+	}
+	return r.obj(h.t)["url_token"].(string)
+}
+
+func bearer(tok string) []string { return []string{"Authorization", "Bearer " + tok} }
+
+func keysOf(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func wantKeys(t *testing.T, what string, m map[string]any, want ...string) {
+	t.Helper()
+	sort.Strings(want)
+	if got := keysOf(m); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("%s keys:\n got  %v\n want %v", what, got, want)
+	}
+}
+
+func wantStatus(t *testing.T, what string, r resp, status int) {
+	t.Helper()
+	if r.status != status {
+		t.Errorf("%s: status %d, want %d (body %s)", what, r.status, status, r.body)
+	}
+}
+
+func wantBody(t *testing.T, what string, r resp, body string) {
+	t.Helper()
+	if got := strings.TrimSpace(string(r.body)); got != body {
+		t.Errorf("%s: body\n got  %s\n want %s", what, got, body)
+	}
+}
+
+// baseKeys are the reference's 15 push keys plus kind (D11).
+var baseKeys = []string{"expire_after_views", "expired", "url_token", "deletable_by_viewer", "retrieval_step",
+	"expired_on", "passphrase", "created_at", "updated_at", "expire_after_days", "days_remaining",
+	"views_remaining", "deleted", "json_url", "html_url", "kind"}
+
+func plus(extra ...string) []string { return append(append([]string{}, baseKeys...), extra...) }
+
+func jsonDecode(res *http.Response, v any) error { return json.NewDecoder(res.Body).Decode(v) }

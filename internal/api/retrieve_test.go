@@ -1,0 +1,270 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestRetrieveLifecycle(t *testing.T) {
+	h := newHarness(t, nil)
+	tok := h.create(map[string]any{"payload": "the secret", "expire_after_views": 2, "note": "owner only"})
+	path := "/api/v2/pushes/" + tok
+
+	r := h.do("GET", path, nil)
+	wantStatus(t, "view 1", r, 200)
+	m := r.obj(t)
+	wantKeys(t, "retrieve", m, plus("payload", "files")...)
+	if m["payload"] != "the secret" || m["views_remaining"] != 1.0 || m["expired"] != false {
+		t.Errorf("view 1: %s", r.body)
+	}
+	if r.header.Get("Cache-Control") != "no-store" {
+		t.Errorf("Cache-Control %q", r.header.Get("Cache-Control"))
+	}
+	h.clock.Advance(time.Second)
+
+	// The last view is served, and reads as not yet expired.
+	m = h.do("GET", path+".json", nil).obj(t)
+	if m["payload"] != "the secret" || m["views_remaining"] != 0.0 || m["expired"] != false || m["expired_on"] != nil {
+		t.Errorf("last view: %v", m)
+	}
+	// Then the push is expired: 200, no payload, views keep dropping (floored).
+	m = h.do("GET", path, nil).obj(t)
+	if m["payload"] != nil || m["expired"] != true || m["passphrase"] != nil || m["deleted"] != false ||
+		m["expired_on"] != "2026-01-01T01:00:01.000Z" || m["views_remaining"] != 0.0 {
+		t.Errorf("after expiry: %v", m)
+	}
+	if files, ok := m["files"].([]any); !ok || len(files) != 0 {
+		t.Errorf("files %v, want []", m["files"])
+	}
+	// The secret material is gone from the database.
+	p, err := h.store.PushByToken(t.Context(), tok)
+	if err != nil || p.PayloadSealed != nil || !p.Expired || p.NoteSealed == nil {
+		t.Errorf("stored after expiry: payload %v expired %v note kept %v err %v", p.PayloadSealed, p.Expired, p.NoteSealed != nil, err)
+	}
+
+	wantStatus(t, "unknown", h.do("GET", "/api/v2/pushes/doesnotexist", nil), 404)
+	wantBody(t, "unknown", h.do("GET", "/api/v2/pushes/doesnotexist", nil), `{"error":"not-found"}`)
+	wantStatus(t, "token with a dot", h.do("GET", "/api/v2/pushes/a.b", nil), 404)
+	wantStatus(t, "encoded slash", h.do("GET", "/api/v2/pushes/a%2Fb", nil), 404)
+}
+
+func TestOwnerViewDoesNotCount(t *testing.T) {
+	h := newHarness(t, nil)
+	owner := h.user("o@example.com")
+	other := h.user("x@example.com")
+	tok := h.create(map[string]any{"payload": "p", "expire_after_views": 1}, bearer(owner)...)
+	for i := 0; i < 3; i++ {
+		m := h.do("GET", "/api/v2/pushes/"+tok, nil, bearer(owner)...).obj(t)
+		if m["payload"] != "p" || m["views_remaining"] != 1.0 {
+			t.Fatalf("owner view %d: %v", i, m)
+		}
+	}
+	if m := h.do("GET", "/api/v2/pushes/"+tok, nil, bearer(other)...).obj(t); m["payload"] != "p" || m["views_remaining"] != 0.0 {
+		t.Errorf("another user's view counts: %v", m)
+	}
+	if m := h.do("GET", "/api/v2/pushes/"+tok, nil).obj(t); m["payload"] != nil {
+		t.Errorf("served after the last view: %v", m)
+	}
+	kinds := auditKinds(t, h, tok, owner)
+	want := "creation,owner_view,owner_view,owner_view,view,failed_view"
+	if kinds != want {
+		t.Errorf("audit kinds %s, want %s", kinds, want)
+	}
+}
+
+func auditKinds(t *testing.T, h *harness, tok, owner string) string {
+	t.Helper()
+	r := h.do("GET", "/api/v2/pushes/"+tok+"/audit", nil, bearer(owner)...)
+	if r.status != 200 {
+		t.Fatalf("audit: %d %s", r.status, r.body)
+	}
+	s := ""
+	for i, e := range r.obj(t)["logs"].([]any) {
+		if i > 0 {
+			s += ","
+		}
+		s += e.(map[string]any)["kind"].(string)
+	}
+	return s
+}
+
+func TestExpiryByDays(t *testing.T) {
+	h := newHarness(t, nil)
+	tok := h.create(map[string]any{"payload": "p", "expire_after_days": 1, "expire_after_views": 100})
+	h.clock.Advance(24*time.Hour - time.Millisecond)
+	m := h.do("GET", "/api/v2/pushes/"+tok, nil).obj(t)
+	if m["payload"] != "p" || m["days_remaining"] != 1.0 {
+		t.Errorf("just before a day: %v", m)
+	}
+	h.clock.Advance(time.Millisecond)
+	m = h.do("GET", "/api/v2/pushes/"+tok, nil).obj(t)
+	if m["payload"] != nil || m["expired"] != true || m["days_remaining"] != 0.0 {
+		t.Errorf("at a day: %v", m)
+	}
+	// Preview and lists never expire anything; the sweeper does.
+	owner := h.user("o@example.com")
+	tok2 := h.create(map[string]any{"payload": "q", "expire_after_days": 2}, bearer(owner)...)
+	h.clock.Advance(49 * time.Hour)
+	if l := h.do("GET", "/api/v2/pushes/active", nil, bearer(owner)...).list(t); len(l) != 1 || l[0]["days_remaining"] != 0.0 {
+		t.Errorf("active before the sweep: %v", l)
+	}
+	res, err := h.store.Sweep(t.Context(), h.clock.Now(), 0)
+	if err != nil || res.Expired != 1 {
+		t.Fatalf("sweep: %+v %v", res, err)
+	}
+	if l := h.do("GET", "/api/v2/pushes/expired", nil, bearer(owner)...).list(t); len(l) != 1 || l[0]["url_token"] != tok2 {
+		t.Errorf("expired after the sweep: %v", l)
+	}
+	// An expired anonymous push is deleted a day after it expired; owned ones stay.
+	h.clock.Advance(25 * time.Hour)
+	if _, err := h.store.Sweep(t.Context(), h.clock.Now(), 0); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, "purged anonymous push", h.do("GET", "/api/v2/pushes/"+tok, nil), 404)
+	wantStatus(t, "owned push kept", h.do("GET", "/api/v2/pushes/"+tok2+"/preview", nil), 200)
+}
+
+func TestPassphrase(t *testing.T) {
+	h := newHarness(t, nil)
+	owner := h.user("o@example.com")
+	tok := h.create(map[string]any{"payload": "behind a door", "passphrase": "open sesame"}, bearer(owner)...)
+	path := "/api/v2/pushes/" + tok
+	const refusal = `{"error":"That passphrase is incorrect.","message":"This push requires a passphrase. Please provide it using the 'passphrase' parameter (e.g. ?passphrase=mysecret)","status":"unauthorized"}`
+
+	r := h.do("GET", path, nil)
+	wantStatus(t, "no passphrase", r, 401)
+	wantBody(t, "no passphrase", r, refusal)
+	r = h.do("GET", path+"?passphrase=wrong", nil)
+	wantStatus(t, "wrong passphrase", r, 401)
+	wantBody(t, "wrong passphrase", r, refusal)
+	r = h.do("GET", path+"?passphrase=open+sesame", nil)
+	wantStatus(t, "right passphrase", r, 200)
+	if m := r.obj(t); m["payload"] != "behind a door" || m["passphrase"] != "open sesame" || m["views_remaining"] != 4.0 {
+		t.Errorf("right passphrase: %v", m)
+	}
+	// Lists never reveal it; the owner's list shows null.
+	if l := h.do("GET", "/api/v2/pushes/active", nil, bearer(owner)...).list(t); len(l) != 1 || l[0]["passphrase"] != nil {
+		t.Errorf("list: %v", l)
+	}
+	if got := auditKinds(t, h, tok, owner); got != "creation,failed_passphrase,failed_passphrase,view" {
+		t.Errorf("audit %s", got)
+	}
+	// Nothing about the passphrase is stored in recoverable form: the master
+	// key alone does not open the payload.
+	p, _ := h.store.PushByToken(t.Context(), tok)
+	inner, err := h.srv.Keys.Open(purposePayload, p.PayloadSealed, adFor(tok, "payload"))
+	if err != nil || string(inner) == "behind a door" || len(p.PassphraseSalt) == 0 {
+		t.Errorf("outer layer alone revealed the payload (err %v)", err)
+	}
+}
+
+func TestPassphraseGuessingLimits(t *testing.T) {
+	h := newHarness(t, nil)
+	tok := h.create(map[string]any{"payload": "p", "passphrase": "right", "expire_after_views": 100})
+	path := "/api/v2/pushes/" + tok
+	// The peer is 127.0.0.1, not a trusted proxy: X-Forwarded-For is ignored,
+	// so a client cannot dodge the limit by inventing addresses.
+	for i := 0; i < 5; i++ {
+		wantStatus(t, "guess "+strconv.Itoa(i), h.do("GET", path+"?passphrase=wrong", nil, "X-Forwarded-For", fmt.Sprintf("198.51.100.%d", i)), 401)
+	}
+	r := h.do("GET", path+"?passphrase=wrong", nil)
+	wantStatus(t, "6th guess", r, 429)
+	wantBody(t, "6th guess", r, `{"error":"Too many passphrase attempts. Please try again in a minute."}`)
+	if ra, _ := strconv.Atoi(r.header.Get("Retry-After")); ra < 1 || ra > 60 {
+		t.Errorf("Retry-After %q", r.header.Get("Retry-After"))
+	}
+	// The right passphrase from the same client waits too; a minute later it works.
+	wantStatus(t, "blocked client, right passphrase", h.do("GET", path+"?passphrase=right", nil), 429)
+	h.clock.Advance(time.Minute)
+	wantStatus(t, "after a minute", h.do("GET", path+"?passphrase=right", nil), 200)
+
+	// Per-push cap: 20 failures an hour from anywhere.
+	g := newPassphraseGuard()
+	now := h.clock.Now()
+	for i := 0; i < 20; i++ {
+		if err := g.check("t", fmt.Sprintf("10.0.0.%d", i), now); err != nil {
+			t.Fatalf("client %d blocked early: %v", i, err)
+		}
+		g.fail("t", fmt.Sprintf("10.0.0.%d", i), now)
+	}
+	if err := g.check("t", "192.0.2.1", now); err == nil {
+		t.Error("a fresh client is not blocked after 20 failures on the push")
+	}
+	if err := g.check("other", "10.0.0.1", now); err != nil {
+		t.Error("another push is blocked")
+	}
+	if err := g.check("t", "192.0.2.1", now.Add(time.Hour)); err != nil {
+		t.Error("still blocked an hour later")
+	}
+}
+
+func TestPassphraseGuessesFromAnotherClient(t *testing.T) {
+	h := newHarness(t, func(s *Server) { s.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")} })
+	owner := h.user("o@example.com")
+	tok := h.create(map[string]any{"payload": "p", "passphrase": "right", "expire_after_views": 100}, bearer(owner)...)
+	path := "/api/v2/pushes/" + tok + "?passphrase="
+	stranger := []string{"X-Forwarded-For", "203.0.113.7"}
+	for i := 0; i < 5; i++ {
+		wantStatus(t, "stranger guess", h.do("GET", path+"x", nil, stranger...), 401)
+	}
+	wantStatus(t, "stranger blocked", h.do("GET", path+"x", nil, stranger...), 429)
+	// The recipient behind the same trusted proxy is not locked out.
+	wantStatus(t, "recipient", h.do("GET", path+"right", nil, "X-Forwarded-For", "203.0.113.7, 192.0.2.44"), 200)
+	r := h.do("GET", "/api/v2/pushes/"+tok+"/audit", nil, bearer(owner)...)
+	logs := r.obj(t)["logs"].([]any)
+	last := logs[len(logs)-1].(map[string]any)
+	if last["kind"] != "view" || last["ip"] != "192.0.2.44" {
+		t.Errorf("last audit entry %v, want a view from 192.0.2.44", last)
+	}
+}
+
+// TestExactViewLimits fires 64 concurrent anonymous retrievals at a push,
+// 100 rounds each for 1 and 3 views: exactly that many carry the payload.
+func TestExactViewLimits(t *testing.T) {
+	h := newHarness(t, nil)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	rounds := 100
+	if testing.Short() {
+		rounds = 10
+	}
+	for _, views := range []int{1, 3} {
+		for round := 0; round < rounds; round++ {
+			tok := h.create(map[string]any{"payload": "once", "expire_after_views": views})
+			var served atomic.Int32
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i := 0; i < 64; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					res, err := client.Get(h.url + "/api/v2/pushes/" + tok)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					defer res.Body.Close()
+					var m map[string]any
+					if err := jsonDecode(res, &m); err != nil || res.StatusCode != 200 {
+						t.Errorf("status %d err %v", res.StatusCode, err)
+						return
+					}
+					if m["payload"] == "once" {
+						served.Add(1)
+					}
+				}()
+			}
+			close(start)
+			wg.Wait()
+			if got := int(served.Load()); got != views {
+				t.Fatalf("%d-view push, round %d: payload served %d times", views, round, got)
+			}
+		}
+	}
+}
