@@ -1,0 +1,17 @@
+.PHONY: test run build vet
+
+# The whole test suite: vet, then every test under the race detector.
+test:
+	go vet ./...
+	go test -race -count=1 ./...
+
+# Run the service on the embedded SQLite database under ./data.
+run:
+	go run ./cmd/hush serve
+
+build:
+	CGO_ENABLED=0 go build -trimpath -o bin/hush ./cmd/hush
+
+vet:
+	gofmt -l . | (! grep .)
+	go vet ./...
