@@ -49,6 +49,7 @@ func (s *Store) Reseal(ctx context.Context, fn func(urlToken string, f SealedFie
 		if len(rows) == 0 {
 			return changed, nil
 		}
+		batchChanged := 0
 		err = s.inTx(ctx, func(tx *sql.Tx) error {
 			for _, r := range rows {
 				for _, f := range []struct {
@@ -72,7 +73,7 @@ func (s *Store) Reseal(ctx context.Context, fn func(urlToken string, f SealedFie
 						return fmt.Errorf("reseal push %d: %w", r.id, err)
 					}
 					n, _ := res.RowsAffected()
-					changed += int(n)
+					batchChanged += int(n)
 				}
 			}
 			return nil
@@ -80,6 +81,7 @@ func (s *Store) Reseal(ctx context.Context, fn func(urlToken string, f SealedFie
 		if err != nil {
 			return changed, err
 		}
+		changed += batchChanged
 		lastID = rows[len(rows)-1].id
 	}
 }

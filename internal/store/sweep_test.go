@@ -1,0 +1,197 @@
+package store
+
+import (
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"hush/internal/push"
+)
+
+func TestSweep(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	alice := mustUser(t, s, "alice@example.com")
+	now := t0.Add(3 * push.Day)
+
+	type spec struct {
+		owned       bool
+		days, views int
+		failedViews int
+		expireAt    time.Time // zero: left active
+	}
+	specs := map[string]spec{
+		"anon-days":    {days: 1, views: 5},
+		"anon-views":   {days: 7, views: 1, failedViews: 1},
+		"anon-active":  {days: 7, views: 5},
+		"owned-due":    {owned: true, days: 2, views: 5},
+		"owned-active": {owned: true, days: 7, views: 5},
+		"anon-old":     {days: 7, views: 5, expireAt: t0.Add(time.Hour)},
+		"anon-edge":    {days: 7, views: 5, expireAt: now.Add(-AnonymousRetention)},
+		"anon-recent":  {days: 7, views: 5, expireAt: now.Add(-AnonymousRetention + time.Millisecond)},
+		"owned-old":    {owned: true, days: 7, views: 5, expireAt: t0.Add(time.Hour)},
+		"owned-edge":   {owned: true, days: 7, views: 5, expireAt: now.Add(-48 * time.Hour)},
+		"owned-recent": {owned: true, days: 7, views: 5, expireAt: now.Add(-time.Hour)},
+	}
+	ids := map[string]int64{}
+	for token, sp := range specs {
+		p := createPush(t, s, token, func(p *push.Push) {
+			p.ExpireAfterDays, p.ExpireAfterViews = sp.days, sp.views
+			if sp.owned {
+				p.UserID = alice.ID
+			}
+		})
+		ids[token] = p.ID
+		for range sp.failedViews {
+			if err := s.RecordFailedView(t.Context(), p.ID, ev(push.EventFailedView, t0.Add(time.Minute))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.LogEvent(t.Context(), p.ID, ev(push.EventOwnerView, t0.Add(time.Minute))); err != nil {
+			t.Fatal(err)
+		}
+		if !sp.expireAt.IsZero() {
+			if ok, err := s.ExpireByHand(t.Context(), p.ID, ev(push.EventExpire, sp.expireAt)); err != nil || !ok {
+				t.Fatalf("ExpireByHand(%s) = %v, %v", token, ok, err)
+			}
+		}
+	}
+
+	// present checks which pushes exist, and that deleted ones left no audit rows.
+	present := func(t *testing.T, want map[string]bool) {
+		t.Helper()
+		for token := range specs {
+			_, err := s.PushByToken(t.Context(), token)
+			switch {
+			case want[token] && err != nil:
+				t.Errorf("%s: PushByToken: %v, want present", token, err)
+			case !want[token] && !errors.Is(err, push.ErrNotFound):
+				t.Errorf("%s: PushByToken err = %v, want ErrNotFound", token, err)
+			}
+			if !want[token] {
+				if log := mustAudit(t, s, ids[token]); len(log) != 0 {
+					t.Errorf("%s: deleted push kept audit entries %s", token, kinds(log))
+				}
+				if n := auditRows(t, s, ids[token]); n != 0 {
+					t.Errorf("%s: audit_logs holds %d rows of the deleted push", token, n)
+				}
+			}
+		}
+		var orphans int
+		if err := s.r.QueryRowContext(t.Context(),
+			`SELECT COUNT(*) FROM audit_logs WHERE push_id NOT IN (SELECT id FROM pushes)`).Scan(&orphans); err != nil {
+			t.Fatal(err)
+		}
+		if orphans != 0 {
+			t.Errorf("%d orphaned audit rows", orphans)
+		}
+	}
+	all := func(except ...string) map[string]bool {
+		m := map[string]bool{}
+		for token := range specs {
+			m[token] = true
+		}
+		for _, token := range except {
+			delete(m, token)
+		}
+		return m
+	}
+	sweep := func(t *testing.T, at time.Time, purge time.Duration, want SweepResult) {
+		t.Helper()
+		got, err := s.Sweep(t.Context(), at, purge)
+		if err != nil || got != want {
+			t.Fatalf("Sweep(%v, %v) = %+v, %v; want %+v", at, purge, got, err, want)
+		}
+	}
+
+	// Step 1: expire the due pushes; delete old expired anonymous ones only.
+	sweep(t, now, 0, SweepResult{Expired: 3, Deleted: 2})
+	present(t, all("anon-old", "anon-edge"))
+	for token, sp := range specs {
+		if _, gone := map[string]bool{"anon-old": true, "anon-edge": true}[token]; gone {
+			continue
+		}
+		got := mustLoad(t, s, token)
+		due := token == "anon-days" || token == "anon-views" || token == "owned-due"
+		switch {
+		case due:
+			if !got.Expired || got.PayloadSealed != nil || !got.ExpiredOn.Equal(now) || got.Deleted {
+				t.Errorf("%s: swept push Expired=%v payload=%q ExpiredOn=%v Deleted=%v", token, got.Expired, got.PayloadSealed, got.ExpiredOn, got.Deleted)
+			}
+			if n := len(mustAudit(t, s, got.ID)); n != 2+sp.failedViews {
+				t.Errorf("%s: sweep changed the audit log (%d entries)", token, n)
+			}
+		case sp.expireAt.IsZero():
+			if got.Expired || got.PayloadSealed == nil {
+				t.Errorf("%s: active push touched: Expired=%v payload=%q", token, got.Expired, got.PayloadSealed)
+			}
+		default:
+			if !got.ExpiredOn.Equal(sp.expireAt) {
+				t.Errorf("%s: ExpiredOn moved from %v to %v", token, sp.expireAt, got.ExpiredOn)
+			}
+		}
+	}
+
+	// Step 2: nothing left to do.
+	sweep(t, now, 0, SweepResult{})
+	present(t, all("anon-old", "anon-edge"))
+
+	// Step 3: purging owned pushes expired at least 48h ago.
+	sweep(t, now, 48*time.Hour, SweepResult{Deleted: 2})
+	present(t, all("anon-old", "anon-edge", "owned-old", "owned-edge"))
+	sweep(t, now, 48*time.Hour, SweepResult{})
+
+	// Step 4: a day later the anonymous pushes expired in step 1, and the
+	// recent one, are old enough; the owned ones stay without a purge age.
+	sweep(t, now.Add(AnonymousRetention), 0, SweepResult{Deleted: 3})
+	present(t, all("anon-old", "anon-edge", "owned-old", "owned-edge", "anon-days", "anon-views", "anon-recent"))
+	sweep(t, now.Add(AnonymousRetention), 0, SweepResult{})
+}
+
+// TestSweepConcurrentInstances runs sweeps from two stores on one database
+// file at once: every push is expired or deleted exactly once in total.
+func TestSweepConcurrentInstances(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "hush.db")
+	a := openTestStore(t, path)
+	b := openTestStore(t, path)
+	const due, old = 40, 15
+	for i := range due {
+		createPush(t, a, tok(i), func(p *push.Push) { p.ExpireAfterDays = 1 })
+	}
+	for i := range old {
+		p := createPush(t, a, tok(1000+i), nil)
+		if ok, err := a.ExpireByHand(t.Context(), p.ID, ev(push.EventExpire, t0)); err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+	}
+	now := t0.Add(2 * push.Day)
+	var (
+		mu    sync.Mutex
+		total SweepResult
+		wg    sync.WaitGroup
+	)
+	for i := range 8 {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		wg.Go(func() {
+			r, err := s.Sweep(t.Context(), now, 0)
+			if err != nil {
+				t.Errorf("Sweep: %v", err)
+				return
+			}
+			mu.Lock()
+			total.Expired += r.Expired
+			total.Deleted += r.Deleted
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if total != (SweepResult{Expired: due, Deleted: old}) {
+		t.Fatalf("concurrent sweeps did %+v in total, want %+v", total, SweepResult{Expired: due, Deleted: old})
+	}
+}
