@@ -168,6 +168,9 @@ func (e *env) keyRotate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
+	if err := resealKeyCheck(ctx, st, keys); err != nil {
+		return err
+	}
 	n, err := st.Reseal(ctx, func(token string, f store.SealedField, sealed []byte) ([]byte, bool, error) {
 		return api.Reseal(keys, token, string(f), sealed)
 	})

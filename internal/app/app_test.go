@@ -264,12 +264,14 @@ func TestKeyRotate(t *testing.T) {
 	}
 	srv.stop(t)
 
-	// Without the old key the data cannot be read: the new key alone fails.
-	srvB := startServe(t, map[string]string{"HUSH_DATA_DIR": dir, "HUSH_MASTER_KEY": keyB})
-	if status, _ := call(t, "GET", srvB.url+"/api/v2/pushes/"+toks[0], nil); status != 500 {
-		t.Errorf("reading with the wrong key: status %d", status)
+	// The new key alone does not match the data: serve refuses to start.
+	wrong := map[string]string{"HUSH_DATA_DIR": dir, "HUSH_MASTER_KEY": keyB, "HUSH_ADDR": "127.0.0.1:0"}
+	if code, _, errOut := run(t, wrong, "", "serve"); code != 1 || !strings.Contains(errOut, "does not match this database") {
+		t.Errorf("serve with the wrong key: %d %q", code, errOut)
 	}
-	srvB.stop(t)
+	if code, _, _ := run(t, map[string]string{"HUSH_DATA_DIR": dir, "HUSH_MASTER_KEY": keyB}, "", "key", "rotate"); code != 1 {
+		t.Error("rotate without the previous key succeeded")
+	}
 
 	rot := map[string]string{"HUSH_DATA_DIR": dir, "HUSH_MASTER_KEY": keyB, "HUSH_MASTER_KEY_PREVIOUS": keyA}
 	code, out, errOut := run(t, rot, "", "key", "rotate")

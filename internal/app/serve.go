@@ -36,6 +36,9 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
+	if err := checkKey(ctx, st, keys); err != nil {
+		return err
+	}
 
 	apiServer := &api.Server{
 		Store:          st,

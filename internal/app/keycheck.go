@@ -1,0 +1,60 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"hush/internal/secure"
+	"hush/internal/store"
+)
+
+const (
+	keyCheckName    = "master_key_check"
+	keyCheckPurpose = "key-check"
+	keyCheckText    = "hush master key check"
+)
+
+// checkKey makes sure the master key opens this database's data: the first
+// start seals a known value; later starts must open it. Starting with the
+// wrong key would otherwise answer every retrieval with an error.
+func checkKey(ctx context.Context, st *store.Store, keys *secure.Keyring) error {
+	sealed, err := st.Meta(ctx, keyCheckName)
+	if err != nil {
+		return err
+	}
+	if sealed == nil {
+		v, err := keys.Seal(keyCheckPurpose, []byte(keyCheckText), []byte(keyCheckName))
+		if err != nil {
+			return err
+		}
+		if _, err := st.SetMeta(ctx, keyCheckName, v, true); err != nil {
+			return err
+		}
+		if sealed, err = st.Meta(ctx, keyCheckName); err != nil {
+			return err
+		}
+	}
+	plain, err := keys.Open(keyCheckPurpose, sealed, []byte(keyCheckName))
+	if err != nil || string(plain) != keyCheckText {
+		return errors.New("the master key does not match this database: start with the key it was created " +
+			"with (HUSH_MASTER_KEY or HUSH_MASTER_KEY_FILE), adding the old one to HUSH_MASTER_KEY_PREVIOUS " +
+			"while rotating; a lost key means the stored secrets cannot be read")
+	}
+	return nil
+}
+
+// resealKeyCheck re-seals the check value under the current key (rotation).
+func resealKeyCheck(ctx context.Context, st *store.Store, keys *secure.Keyring) error {
+	if err := checkKey(ctx, st, keys); err != nil {
+		return err
+	}
+	v, err := keys.Seal(keyCheckPurpose, []byte(keyCheckText), []byte(keyCheckName))
+	if err != nil {
+		return err
+	}
+	if _, err := st.SetMeta(ctx, keyCheckName, v, false); err != nil {
+		return fmt.Errorf("re-seal key check: %w", err)
+	}
+	return nil
+}
