@@ -1,12 +1,12 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
 	"hush/internal/push"
 	"hush/internal/secure"
+	"hush/internal/service"
 )
 
 // maxTokenLen bounds what is hashed and looked up.
@@ -35,7 +35,7 @@ func (s *Server) authenticate(r *http.Request) (*push.User, error) {
 	if token == "" || len(token) > maxTokenLen {
 		return nil, unauthenticated(msgBadToken)
 	}
-	u, err := s.Store.UserByTokenDigest(r.Context(), secure.TokenDigest(token))
+	u, err := s.Service.Store.UserByTokenDigest(r.Context(), secure.TokenDigest(token))
 	if push.ErrorCode(err) == push.CodeNotFound {
 		return nil, unauthenticated(msgBadToken)
 	}
@@ -48,8 +48,8 @@ func (s *Server) caller(r *http.Request) (*push.User, error) {
 	if err != nil {
 		return nil, err
 	}
-	if u == nil && !s.Settings.AllowAnonymous {
-		return nil, unauthenticated(msgSignIn)
+	if u == nil && !s.Service.Settings.AllowAnonymous {
+		return nil, unauthenticated(service.MsgSignIn)
 	}
 	return u, nil
 }
@@ -61,17 +61,7 @@ func (s *Server) requireUser(r *http.Request) (*push.User, error) {
 		return nil, err
 	}
 	if u == nil {
-		return nil, unauthenticated(msgSignIn)
+		return nil, unauthenticated(service.MsgSignIn)
 	}
 	return u, nil
 }
-
-func userID(u *push.User) int64 {
-	if u == nil {
-		return 0
-	}
-	return u.ID
-}
-
-// errWrongPassphrase marks a failed passphrase check.
-var errWrongPassphrase = errors.New("wrong passphrase")

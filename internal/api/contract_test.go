@@ -20,10 +20,10 @@ func TestVersionBody(t *testing.T) {
 	wantStatus(t, "version.json", h.do("GET", "/api/v2/version.json", nil), 200)
 
 	off := newHarness(t, func(s *Server) {
-		s.Settings.AllowAnonymous = false
-		s.Settings.EnableFilePushes = false
-		s.Settings.EnableURLPushes = false
-		s.Settings.EnableQRPushes = false
+		s.Service.Settings.AllowAnonymous = false
+		s.Service.Settings.EnableFilePushes = false
+		s.Service.Settings.EnableURLPushes = false
+		s.Service.Settings.EnableQRPushes = false
 	})
 	f := off.do("GET", "/api/v2/version", nil).obj(t)["features"].(map[string]any)
 	pushes := f["pushes"].(map[string]any)
@@ -220,7 +220,7 @@ func countAll(t *testing.T, h *harness) int {
 
 func TestCreateFilesAndKinds(t *testing.T) {
 	h := newHarness(t, func(s *Server) {
-		s.Settings.EnableURLPushes = false
+		s.Service.Settings.EnableURLPushes = false
 	})
 	tok := h.user("owner@example.com")
 	r := h.do("POST", "/api/v2/pushes", map[string]any{"push": map[string]any{"kind": "file"}}, bearer(tok)...)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"hush/internal/push"
+	"hush/internal/service"
 )
 
 type errorBody struct {
@@ -16,16 +17,17 @@ type errorBody struct {
 
 // Messages of the reference that clients match on.
 const (
-	msgSignIn        = "You need to sign in or sign up before continuing."
 	msgBadToken      = "Invalid API token."
-	msgNotOwner      = "That push doesn't belong to you."
-	msgNotDeletable  = "That push is not deletable by viewers."
 	msgBadPage       = "Invalid page parameter"
 	msgMissingPush   = "param is missing or the value is empty or invalid: push"
-	msgTooManyGuess  = "Too many passphrase attempts. Please try again in a minute."
-	msgBadPassphrase = "That passphrase is incorrect."
 	msgNeedPassphras = "This push requires a passphrase. Please provide it using the 'passphrase' parameter (e.g. ?passphrase=mysecret)"
 )
+
+type passphraseErrorJSON struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+	Status  string `json:"status"`
+}
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
@@ -51,6 +53,11 @@ var codeStatus = map[push.Code]int{
 
 // writeError is the one place where an error becomes a status and a body.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, service.ErrPassphrase) {
+		writeJSON(w, http.StatusUnauthorized, passphraseErrorJSON{
+			Error: service.ErrPassphrase.Message, Message: msgNeedPassphras, Status: "unauthorized"})
+		return
+	}
 	var e *push.Error
 	if !errors.As(err, &e) {
 		s.Log.ErrorContext(r.Context(), "request failed", "method", r.Method, "route", r.Pattern, "err", err)

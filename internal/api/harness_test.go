@@ -17,6 +17,7 @@ import (
 
 	"hush/internal/push"
 	"hush/internal/secure"
+	"hush/internal/service"
 	"hush/internal/store"
 )
 
@@ -66,13 +67,9 @@ func newHarness(t *testing.T, configure func(*Server)) *harness {
 	}
 	clk := &clock{now: time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)}
 	s := &Server{
-		Store:          st,
-		Keys:           keys,
-		Argon:          secure.NewArgon(1, 64, 1, 4),
-		Settings:       push.DefaultSettings(),
+		Service:        service.New(st, keys, secure.NewArgon(1, 64, 1, 4), push.DefaultSettings(), clk.Now),
 		MaxBody:        2 << 20,
 		Version:        "9.8.7",
-		Now:            clk.Now,
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.9.9.9/32")},
 	}
 	if configure != nil {

@@ -2,8 +2,6 @@ package api
 
 import (
 	"net/http"
-
-	"hush/internal/push"
 )
 
 // preview answers GET /api/v2/pushes/{token}/preview: the secret URL, with no
@@ -12,11 +10,7 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.caller(r); err != nil {
 		return err
 	}
-	token, err := pathToken(r)
-	if err != nil {
-		return err
-	}
-	p, err := s.Store.PushByToken(r.Context(), token)
+	p, err := s.Service.Lookup(r.Context(), r.PathValue("token"))
 	if err != nil {
 		return err
 	}
@@ -24,39 +18,17 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// expire answers DELETE /api/v2/pushes/{token}: the owner, or anyone when the
-// push is deletable by viewers, expires it now.
+// expire answers DELETE /api/v2/pushes/{token}.
 func (s *Server) expire(w http.ResponseWriter, r *http.Request) error {
 	user, err := s.caller(r)
 	if err != nil {
 		return err
 	}
-	token, err := pathToken(r)
+	p, err := s.Service.Expire(r.Context(), r.PathValue("token"), user, s.meta(r))
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	p, err := s.Store.PushByToken(ctx, token)
-	if err != nil {
-		return err
-	}
-	deletable := p.DeletableByViewer != nil && *p.DeletableByViewer
-	if !p.OwnedBy(userID(user)) && !deletable {
-		if user == nil {
-			return unauthenticated(msgNotDeletable)
-		}
-		return &push.Error{Code: push.CodeForbidden, Message: msgNotDeletable}
-	}
-	now := s.Now().UTC()
-	if !p.Expired {
-		if _, err := s.Store.ExpireByHand(ctx, p.ID, s.event(r, push.EventExpire, user, now)); err != nil {
-			return err
-		}
-		if p, err = s.Store.PushByToken(ctx, token); err != nil {
-			return err
-		}
-	}
-	writeJSON(w, http.StatusOK, s.render(r, p, nil, now))
+	writeJSON(w, http.StatusOK, s.render(r, p, nil))
 	return nil
 }
 
@@ -70,28 +42,17 @@ type auditEntryJSON struct {
 }
 
 // audit answers GET /api/v2/pushes/{token}/audit: the owner's view of the
-// push's audit log, oldest first.
+// push's audit log, oldest first. Checks: token, push, owner, then page.
 func (s *Server) audit(w http.ResponseWriter, r *http.Request) error {
 	user, err := s.requireUser(r)
 	if err != nil {
 		return err
 	}
-	token, err := pathToken(r)
-	if err != nil {
-		return err
+	page, pageErr := pageParam(r)
+	if pageErr != nil {
+		page = 0 // reported after the push and owner checks
 	}
-	p, err := s.Store.PushByToken(r.Context(), token)
-	if err != nil {
-		return err
-	}
-	if !p.OwnedBy(user.ID) {
-		return &push.Error{Code: push.CodeForbidden, Message: msgNotOwner}
-	}
-	page, err := pageParam(r)
-	if err != nil {
-		return err
-	}
-	events, err := s.Store.AuditLog(r.Context(), p.ID, pageSize, (page-1)*pageSize)
+	_, events, err := s.Service.Audit(r.Context(), r.PathValue("token"), user, page)
 	if err != nil {
 		return err
 	}
@@ -124,18 +85,13 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, expired bool) erro
 	if err != nil {
 		return err
 	}
-	pushes, err := s.Store.ListPushes(r.Context(), user.ID, expired, pageSize, (page-1)*pageSize)
+	listed, err := s.Service.List(r.Context(), user, expired, page)
 	if err != nil {
 		return err
 	}
-	now := s.Now().UTC()
-	out := make([]ownerPushJSON, len(pushes))
-	for i, p := range pushes {
-		note, err := s.openNote(p)
-		if err != nil {
-			return err
-		}
-		out[i] = ownerPushJSON{pushJSON: s.render(r, p, nil, now), Note: note, Name: p.Name}
+	out := make([]ownerPushJSON, len(listed))
+	for i, l := range listed {
+		out[i] = ownerPushJSON{pushJSON: s.render(r, l.Push, nil), Note: l.Note, Name: l.Push.Name}
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

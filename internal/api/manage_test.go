@@ -56,7 +56,7 @@ func TestAuthentication(t *testing.T) {
 }
 
 func TestAnonymousDisabled(t *testing.T) {
-	h := newHarness(t, func(s *Server) { s.Settings.AllowAnonymous = false })
+	h := newHarness(t, func(s *Server) { s.Service.Settings.AllowAnonymous = false })
 	owner := h.user("o@example.com")
 	tok := h.create(map[string]any{"payload": "p", "deletable_by_viewer": true}, bearer(owner)...)
 	for _, ep := range [][2]string{{"POST", "/api/v2/pushes"}, {"GET", "/api/v2/pushes/" + tok},

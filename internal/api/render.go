@@ -65,7 +65,8 @@ func (s *Server) secretURL(r *http.Request, p *push.Push) string {
 
 // render builds the base object. passphrase is what the caller may see: the
 // one they supplied, or nil to apply the stored state (D7).
-func (s *Server) render(r *http.Request, p *push.Push, passphrase *string, now time.Time) pushJSON {
+func (s *Server) render(r *http.Request, p *push.Push, passphrase *string) pushJSON {
+	now := s.Service.Now()
 	o := pushJSON{
 		ExpireAfterViews:  p.ExpireAfterViews,
 		Expired:           p.Expired,

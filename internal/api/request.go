@@ -6,26 +6,9 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"time"
 
-	"hush/internal/push"
+	"hush/internal/service"
 )
-
-// Page size and range of the audit and list endpoints.
-const (
-	pageSize = 50
-	maxPage  = 200
-)
-
-// pathToken returns the url_token path value. Tokens never hold "/" or "."
-// and are bounded in length; anything else cannot name a push.
-func pathToken(r *http.Request) (string, error) {
-	t := r.PathValue("token")
-	if t == "" || len(t) > 128 || strings.ContainsAny(t, "/.?\x00") {
-		return "", push.ErrNotFound
-	}
-	return t, nil
-}
 
 // pageParam parses `page` (D6): plain decimal 1..200, default 1.
 func pageParam(r *http.Request) (int, error) {
@@ -43,7 +26,7 @@ func pageParam(r *http.Request) (int, error) {
 		}
 	}
 	n, _ := strconv.Atoi(v)
-	if n < 1 || n > maxPage {
+	if n < 1 || n > service.MaxPage {
 		return 0, badRequest(msgBadPage)
 	}
 	return n, nil
@@ -109,14 +92,7 @@ func (s *Server) origin(r *http.Request) string {
 	return scheme + "://" + host
 }
 
-// event builds an audit entry for this request.
-func (s *Server) event(r *http.Request, kind push.EventKind, u *push.User, now time.Time) push.Event {
-	return push.Event{
-		Kind:      kind,
-		IP:        s.clientIP(r),
-		UserAgent: r.UserAgent(),
-		Referrer:  r.Referer(),
-		UserID:    userID(u),
-		CreatedAt: now,
-	}
+// meta is what the audit log records about this request.
+func (s *Server) meta(r *http.Request) service.Meta {
+	return service.Meta{IP: s.clientIP(r), UserAgent: r.UserAgent(), Referrer: r.Referer()}
 }

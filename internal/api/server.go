@@ -6,28 +6,19 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
-	"time"
 
-	"hush/internal/push"
-	"hush/internal/secure"
-	"hush/internal/store"
+	"hush/internal/service"
 )
 
 // Server holds what the API handlers need. Build it with its fields set, then
 // call Handler.
 type Server struct {
-	Store          *store.Store
-	Keys           *secure.Keyring
-	Argon          *secure.Argon // passphrase key derivation
-	Settings       push.Settings
+	Service        *service.Service
 	BaseURL        string // fixed origin for secret URLs; "" = from the request
 	TrustedProxies []netip.Prefix
 	MaxBody        int64
 	Version        string // application_version
-	Now            func() time.Time
 	Log            *slog.Logger
-
-	guard *passphraseGuard
 }
 
 // APIVersion is the version of the v2 API that Hush speaks.
@@ -36,13 +27,9 @@ const APIVersion = "2.1"
 // Handler returns the routes of the API, with the JSON fallbacks for
 // unmatched paths and methods under /api/.
 func (s *Server) Handler() http.Handler {
-	if s.Now == nil {
-		s.Now = time.Now
-	}
 	if s.Log == nil {
 		s.Log = slog.New(slog.DiscardHandler)
 	}
-	s.guard = newPassphraseGuard()
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/v2/version", s.handle(s.version))
 	mux.Handle("POST /api/v2/pushes", s.handle(s.create))

@@ -35,13 +35,13 @@ func (s *Server) version(w http.ResponseWriter, r *http.Request) error {
 	v.APIVersion = APIVersion
 	v.Edition = "oss"
 	f := &v.Features
-	f.AnonymousAccess = s.Settings.AllowAnonymous
+	f.AnonymousAccess = s.Service.Settings.AllowAnonymous
 	f.APITokenAuthentication = true
 	f.Pushes.Enabled = true
-	f.Pushes.FileAttachments.Enabled = s.Settings.EnableFilePushes
+	f.Pushes.FileAttachments.Enabled = s.Service.Settings.EnableFilePushes
 	f.Pushes.FileAttachments.RequiresAuthentication = true
-	f.Pushes.URLPushes.Enabled = s.Settings.EnableURLPushes
-	f.Pushes.QRCodePushes.Enabled = s.Settings.EnableQRPushes
+	f.Pushes.URLPushes.Enabled = s.Service.Settings.EnableURLPushes
+	f.Pushes.QRCodePushes.Enabled = s.Service.Settings.EnableQRPushes
 	writeJSON(w, http.StatusOK, v)
 	return nil
 }

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"hush/internal/api"
 	"hush/internal/config"
 	"hush/internal/push"
 	"hush/internal/secure"
+	"hush/internal/service"
 	"hush/internal/store"
 )
 
@@ -172,7 +172,7 @@ func (e *env) keyRotate(ctx context.Context, args []string) error {
 		return err
 	}
 	n, err := st.Reseal(ctx, func(token string, f store.SealedField, sealed []byte) ([]byte, bool, error) {
-		return api.Reseal(keys, token, string(f), sealed)
+		return service.Reseal(keys, token, string(f), sealed)
 	})
 	if err != nil {
 		return fmt.Errorf("after re-sealing %d values: %w", n, err)

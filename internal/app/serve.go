@@ -13,6 +13,7 @@ import (
 	"hush/internal/api"
 	"hush/internal/config"
 	"hush/internal/secure"
+	"hush/internal/service"
 	"hush/internal/store"
 )
 
@@ -40,11 +41,9 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 
+	svc := service.New(st, keys, secure.DefaultArgon(), cfg.Push, nil)
 	apiServer := &api.Server{
-		Store:          st,
-		Keys:           keys,
-		Argon:          secure.DefaultArgon(),
-		Settings:       cfg.Push,
+		Service:        svc,
 		BaseURL:        cfg.BaseURL,
 		TrustedProxies: cfg.TrustedProxies,
 		MaxBody:        cfg.MaxJSONBody,

@@ -1,4 +1,4 @@
-package api
+package service
 
 import (
 	"sync"
@@ -40,7 +40,7 @@ func (g *passphraseGuard) check(token, ip string, now time.Time) error {
 	if wait <= 0 {
 		return nil
 	}
-	return &push.Error{Code: push.CodeTooMany, Message: msgTooManyGuess, RetryAfter: wait}
+	return &push.Error{Code: push.CodeTooMany, Message: MsgTooManyGuess, RetryAfter: wait}
 }
 
 // fail records one failed attempt.

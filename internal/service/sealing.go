@@ -1,4 +1,4 @@
-package api
+package service
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func adFor(token, field string) []byte { return []byte("hush/push/" + token + "/
 // plaintext is first sealed under Argon2id(passphrase, salt), so neither the
 // database nor the master key alone can read it (D7); the outer layer keeps
 // key rotation possible without the passphrase.
-func (s *Server) sealPayload(ctx context.Context, token, payload, passphrase string) (sealed, salt []byte, err error) {
+func (s *Service) sealPayload(ctx context.Context, token, payload, passphrase string) (sealed, salt []byte, err error) {
 	ad := adFor(token, "payload")
 	plain := []byte(payload)
 	if passphrase != "" {
@@ -43,7 +43,7 @@ func (s *Server) sealPayload(ctx context.Context, token, payload, passphrase str
 
 // openPayload decrypts a payload; errWrongPassphrase when the passphrase does
 // not open the inner layer.
-func (s *Server) openPayload(ctx context.Context, p *push.Push, passphrase string) (string, error) {
+func (s *Service) openPayload(ctx context.Context, p *push.Push, passphrase string) (string, error) {
 	ad := adFor(p.URLToken, "payload")
 	inner, err := s.Keys.Open(purposePayload, p.PayloadSealed, ad)
 	if err != nil {
@@ -63,14 +63,15 @@ func (s *Server) openPayload(ctx context.Context, p *push.Push, passphrase strin
 	return string(plain), err
 }
 
-func (s *Server) sealNote(token, note string) ([]byte, error) {
+func (s *Service) sealNote(token, note string) ([]byte, error) {
 	if note == "" {
 		return nil, nil
 	}
 	return s.Keys.Seal(purposeNote, []byte(note), adFor(token, "note"))
 }
 
-func (s *Server) openNote(p *push.Push) (string, error) {
+// Note opens the owner-only note of a push.
+func (s *Service) Note(p *push.Push) (string, error) {
 	if p.NoteSealed == nil {
 		return "", nil
 	}

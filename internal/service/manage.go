@@ -1,0 +1,77 @@
+package service
+
+import (
+	"context"
+
+	"hush/internal/push"
+)
+
+// Page size and range of the audit and list endpoints.
+const (
+	PageSize = 50
+	MaxPage  = 200
+)
+
+// Expire expires a push by hand: its owner may, and anyone when it is
+// deletable by viewers. Otherwise an anonymous caller gets
+// CodeUnauthenticated and a signed-in one CodeForbidden (D5). An already
+// expired push is returned unchanged.
+func (s *Service) Expire(ctx context.Context, token string, u *push.User, m Meta) (*push.Push, error) {
+	p, err := s.Lookup(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	deletable := p.DeletableByViewer != nil && *p.DeletableByViewer
+	if !p.OwnedBy(UserID(u)) && !deletable {
+		if u == nil {
+			return nil, &push.Error{Code: push.CodeUnauthenticated, Message: MsgNotDeletable}
+		}
+		return nil, &push.Error{Code: push.CodeForbidden, Message: MsgNotDeletable}
+	}
+	if p.Expired {
+		return p, nil
+	}
+	if _, err := s.Store.ExpireByHand(ctx, p.ID, s.event(push.EventExpire, u, m, s.now())); err != nil {
+		return nil, err
+	}
+	return s.Store.PushByToken(ctx, token)
+}
+
+// Audit returns one page of a push's audit log, oldest first; owner only.
+func (s *Service) Audit(ctx context.Context, token string, u *push.User, page int) (*push.Push, []push.Event, error) {
+	p, err := s.Lookup(ctx, token)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !p.OwnedBy(UserID(u)) {
+		return nil, nil, &push.Error{Code: push.CodeForbidden, Message: MsgNotOwner}
+	}
+	if page < 1 || page > MaxPage {
+		return nil, nil, &push.Error{Code: push.CodeBadRequest, Message: "Invalid page parameter"}
+	}
+	events, err := s.Store.AuditLog(ctx, p.ID, PageSize, (page-1)*PageSize)
+	return p, events, err
+}
+
+// Listed is a push in a list, with its note opened for the owner.
+type Listed struct {
+	Push *push.Push
+	Note string
+}
+
+// List returns one page of the user's active or expired pushes, newest first.
+func (s *Service) List(ctx context.Context, u *push.User, expired bool, page int) ([]Listed, error) {
+	pushes, err := s.Store.ListPushes(ctx, u.ID, expired, PageSize, (page-1)*PageSize)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Listed, len(pushes))
+	for i, p := range pushes {
+		note, err := s.Note(p)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = Listed{Push: p, Note: note}
+	}
+	return out, nil
+}

@@ -1,0 +1,91 @@
+// Package service is the life of a push, shared by the JSON API and the web
+// pages: create, retrieve (claiming views), expire, audit and list. It
+// speaks in domain values and push.Error codes, never HTTP.
+package service
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"hush/internal/push"
+	"hush/internal/secure"
+	"hush/internal/store"
+)
+
+// Service performs push operations. Build it with New.
+type Service struct {
+	Store    *store.Store
+	Keys     *secure.Keyring
+	Argon    *secure.Argon // passphrase key derivation
+	Settings push.Settings
+	Now      func() time.Time
+
+	guard *passphraseGuard
+}
+
+// New returns a Service; now may be nil for the wall clock.
+func New(st *store.Store, keys *secure.Keyring, argon *secure.Argon, settings push.Settings, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{Store: st, Keys: keys, Argon: argon, Settings: settings, Now: now, guard: newPassphraseGuard()}
+}
+
+// Meta are the facts about a request that the audit log records.
+type Meta struct {
+	IP        string
+	UserAgent string
+	Referrer  string
+}
+
+func (s *Service) now() time.Time { return s.Now().UTC() }
+
+func (s *Service) event(kind push.EventKind, u *push.User, m Meta, now time.Time) push.Event {
+	return push.Event{Kind: kind, IP: m.IP, UserAgent: m.UserAgent, Referrer: m.Referrer, UserID: UserID(u), CreatedAt: now}
+}
+
+// UserID is the id of u, or 0 for an anonymous caller.
+func UserID(u *push.User) int64 {
+	if u == nil {
+		return 0
+	}
+	return u.ID
+}
+
+// Messages of the reference that clients match on.
+const (
+	MsgSignIn       = "You need to sign in or sign up before continuing."
+	MsgNotOwner     = "That push doesn't belong to you."
+	MsgNotDeletable = "That push is not deletable by viewers."
+	MsgTooManyGuess = "Too many passphrase attempts. Please try again in a minute."
+)
+
+// ErrPassphrase is returned when a passphrase is missing or wrong.
+var ErrPassphrase = &push.Error{Code: push.CodeUnauthenticated, Message: "That passphrase is incorrect."}
+
+// errWrongPassphrase marks a passphrase that does not open the payload.
+var errWrongPassphrase = errors.New("wrong passphrase")
+
+// Lookup loads a push without any side effect.
+func (s *Service) Lookup(ctx context.Context, token string) (*push.Push, error) {
+	if !ValidToken(token) {
+		return nil, push.ErrNotFound
+	}
+	return s.Store.PushByToken(ctx, token)
+}
+
+// ValidToken reports whether token could name a push: tokens never hold
+// "/", "." or NUL and are bounded in length.
+func ValidToken(token string) bool {
+	if token == "" || len(token) > 128 {
+		return false
+	}
+	for i := 0; i < len(token); i++ {
+		switch token[i] {
+		case '/', '.', '?', 0:
+			return false
+		}
+	}
+	return true
+}
