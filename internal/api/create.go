@@ -10,7 +10,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	params, files, err := s.decodeCreate(w, r)
+	params, files, err := s.decodeCreate(w, r, user)
 	if err != nil {
 		return err
 	}

@@ -2,17 +2,18 @@ package api
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
 	"mime"
-	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strings"
 	"unicode/utf8"
 
 	"hush/internal/push"
+	"hush/internal/service"
 )
 
 // createKeys are the push attributes that an unwrapped JSON body may carry
@@ -20,47 +21,55 @@ import (
 var createKeys = []string{"name", "kind", "expire_after_days", "expire_after_views", "expire_after_duration",
 	"deletable_by_viewer", "retrieval_step", "payload", "note", "passphrase"}
 
-// decodeCreate reads the create parameters from a JSON or form body, bounded
-// by MaxBody. It returns the params and the number of non-empty files.
-func (s *Server) decodeCreate(w http.ResponseWriter, r *http.Request) (push.Params, int, error) {
-	r.Body = http.MaxBytesReader(w, r.Body, s.MaxBody)
+// decodeCreate reads the create parameters from a JSON, urlencoded or
+// multipart body and stores the attached files. JSON and urlencoded bodies
+// are bounded by MaxBody; multipart bodies by the attachment limits.
+func (s *Server) decodeCreate(w http.ResponseWriter, r *http.Request, user *push.User) (push.Params, service.FileSet, error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct == "multipart/form-data" {
-		return decodeForm(r, s.MaxBody)
+		return s.decodeMultipart(w, r, user)
 	}
+	r.Body = http.MaxBytesReader(w, r.Body, s.MaxBody)
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		return nil, 0, bodyError(err)
+		return nil, service.FileSet{}, bodyError(err)
 	}
+	var params push.Params
 	// A form body, unless it is JSON sent with curl's default form type.
 	if ct == "application/x-www-form-urlencoded" && !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
 		vals, err := url.ParseQuery(string(body))
 		if err != nil {
-			return nil, 0, badRequest("The form body is malformed.")
+			return nil, service.FileSet{}, badRequest("The form body is malformed.")
 		}
-		return formParams(vals, nil)
+		params, err = formParams(vals)
+		if err != nil {
+			return nil, service.FileSet{}, err
+		}
+	} else if params, err = decodeJSON(body); err != nil {
+		return nil, service.FileSet{}, err
 	}
+	files, err := s.jsonFiles(r, user, params)
+	return params, files, err
+}
+
+func decodeJSON(body []byte) (push.Params, error) {
 	if !utf8.Valid(body) {
-		return nil, 0, badRequest("The request body is not valid UTF-8.")
+		return nil, badRequest("The request body is not valid UTF-8.")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var top any
 	if err := dec.Decode(&top); err != nil {
-		return nil, 0, badRequest("The request body is not valid JSON.")
+		return nil, badRequest("The request body is not valid JSON.")
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, 0, badRequest("The request body is not valid JSON.")
+		return nil, badRequest("The request body is not valid JSON.")
 	}
 	obj, ok := top.(map[string]any)
 	if !ok {
-		return nil, 0, badRequest(msgMissingPush)
+		return nil, badRequest(msgMissingPush)
 	}
-	params, err := unwrap(obj)
-	if err != nil {
-		return nil, 0, err
-	}
-	return params, countFiles(params["files"]), nil
+	return unwrap(obj)
 }
 
 func unwrap(obj map[string]any) (push.Params, error) {
@@ -83,37 +92,100 @@ func unwrap(obj map[string]any) (push.Params, error) {
 	return m, nil
 }
 
-// countFiles counts the non-empty entries of a files value.
-func countFiles(v any) int {
+// fileEntries returns the non-empty entries of a files value.
+func fileEntries(v any) []any {
 	switch x := v.(type) {
 	case nil:
-		return 0
+		return nil
 	case []any:
-		n := 0
+		var out []any
 		for _, f := range x {
 			if f != nil && f != "" {
-				n++
+				out = append(out, f)
 			}
 		}
-		return n
+		return out
 	case string:
 		if x == "" {
-			return 0
+			return nil
 		}
 	}
-	return 1
+	return []any{v}
 }
 
-// decodeForm reads a multipart body with Rails-style fields.
-func decodeForm(r *http.Request, maxBody int64) (push.Params, int, error) {
-	if err := r.ParseMultipartForm(maxBody); err != nil {
-		return nil, 0, bodyError(err)
+var errBadFileEntry = &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{
+	"files": {"Each file must be an object with filename, content_type and content_base64, or a multipart upload."}}}
+
+// jsonFiles stores the files of a JSON body: [{"filename","content_type","content_base64"}].
+func (s *Server) jsonFiles(r *http.Request, user *push.User, params push.Params) (service.FileSet, error) {
+	entries := fileEntries(params["files"])
+	set := service.FileSet{Count: len(entries)}
+	if !s.mayStoreFiles(user, params, set.Count) {
+		return set, nil
 	}
-	return formParams(r.MultipartForm.Value, r.MultipartForm.File)
+	var stored int64
+	for _, e := range entries {
+		obj, ok := e.(map[string]any)
+		name, _ := obj["filename"].(string)
+		ctype, _ := obj["content_type"].(string)
+		b64, _ := obj["content_base64"].(string)
+		if !ok || name == "" {
+			s.Service.Discard(r.Context(), set.Uploads)
+			return set, errBadFileEntry
+		}
+		data, err := decodeBase64(b64)
+		if err != nil {
+			s.Service.Discard(r.Context(), set.Uploads)
+			return set, &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{"files": {"content_base64 is not valid base64."}}}
+		}
+		up, err := s.Service.StoreFile(r.Context(), safeFileName(name), ctype, bytes.NewReader(data), stored)
+		if err != nil {
+			s.Service.Discard(r.Context(), set.Uploads)
+			return set, err
+		}
+		stored += up.Size
+		set.Uploads = append(set.Uploads, up)
+	}
+	return set, nil
+}
+
+// mayStoreFiles reports whether the files of a request should be stored:
+// not for an anonymous caller, nor beyond the cap, nor when file pushes are
+// off — the create then fails with the right message without writing them.
+func (s *Server) mayStoreFiles(user *push.User, params push.Params, count int) bool {
+	st := &s.Service.Settings
+	return count > 0 && count <= st.MaxFileUploads && st.EnableFilePushes && user != nil && s.Service.Files != nil
+}
+
+func decodeBase64(s string) ([]byte, error) {
+	s = strings.TrimRight(strings.Join(strings.Fields(s), ""), "=")
+	if b, err := base64.RawStdEncoding.DecodeString(s); err == nil {
+		return b, nil
+	}
+	return base64.RawURLEncoding.DecodeString(s)
+}
+
+// safeFileName keeps the last path element of a client's file name, without
+// control characters, so no client can be led to write outside a folder.
+func safeFileName(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+			return -1
+		}
+		return r
+	}, name)
+	name = strings.TrimSpace(name)
+	if name == "" || name == "." || name == ".." {
+		return "file"
+	}
+	return name
 }
 
 // formParams maps push[payload], push[files][] … to create params.
-func formParams(form url.Values, fileParts map[string][]*multipart.FileHeader) (push.Params, int, error) {
+func formParams(form url.Values) (push.Params, error) {
 	params := push.Params{}
 	for key, vals := range form {
 		name, ok := strings.CutPrefix(key, "push[")
@@ -126,29 +198,14 @@ func formParams(form url.Values, fileParts map[string][]*multipart.FileHeader) (
 			continue
 		}
 		if !utf8.ValidString(vals[0]) {
-			return nil, 0, badRequest("The request body is not valid UTF-8.")
+			return nil, badRequest("The request body is not valid UTF-8.")
 		}
 		params[name] = vals[0]
 	}
-	files := 0
-	for key, fhs := range fileParts {
-		if key != "push[files][]" && key != "push[files]" {
-			continue
-		}
-		if _, ok := params["files"]; !ok {
-			params["files"] = []any{}
-		}
-		for _, fh := range fhs {
-			if fh.Size > 0 {
-				files++
-			}
-		}
-	}
-	files += countFiles(params["files"])
 	if len(params) == 0 {
-		return nil, 0, badRequest(msgMissingPush)
+		return nil, badRequest(msgMissingPush)
 	}
-	return params, files, nil
+	return params, nil
 }
 
 func toAny(vals []string) []any {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"net/url"
 )
 
 // retrieve answers GET /api/v2/pushes/{token}: one view, claimed before the
@@ -15,10 +16,15 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	files := make([]fileJSON, len(ret.Files))
+	for i, f := range ret.Files {
+		files[i] = fileJSON{Filename: f.Name, ContentType: f.ContentType,
+			URL: s.origin(r) + "/api/v2/files/" + f.Token + "/" + url.PathEscape(f.Name)}
+	}
 	writeJSON(w, http.StatusOK, shownPushJSON{
 		pushJSON: s.render(r, ret.Push, ret.Passphrase),
 		Payload:  ret.Payload,
-		Files:    []fileJSON{},
+		Files:    files,
 	})
 	return nil
 }

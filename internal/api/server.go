@@ -39,6 +39,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("DELETE /api/v2/pushes/{token}", s.handle(s.expire))
 	mux.Handle("GET /api/v2/pushes/{token}/preview", s.handle(s.preview))
 	mux.Handle("GET /api/v2/pushes/{token}/audit", s.handle(s.audit))
+	mux.Handle("GET /api/v2/files/{token}/{name}", s.handle(s.download))
+	mux.Handle("GET /api/v2/files/{token}", s.handle(s.download))
 	mux.Handle("/api/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return fallback(mux, w, r)
 	}))
@@ -70,7 +72,7 @@ func commonHeaders(next http.Handler) http.Handler {
 // refuses HEAD on push paths so that it can never count a view (D15).
 func stripJSONSuffix(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodHead && strings.HasPrefix(r.URL.Path, "/api/v2/pushes") {
+		if r.Method == http.MethodHead && (strings.HasPrefix(r.URL.Path, "/api/v2/pushes") || strings.HasPrefix(r.URL.Path, "/api/v2/files")) {
 			w.Header().Set("Allow", "GET, DELETE")
 			writeJSON(w, http.StatusMethodNotAllowed, errorBody{"Method Not Allowed"})
 			return

@@ -8,13 +8,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"hush/internal/api"
+	"hush/internal/blob"
 	"hush/internal/config"
 	"hush/internal/secure"
 	"hush/internal/service"
-	"hush/internal/store"
 )
 
 // serve runs the HTTP service until ctx is cancelled, then shuts down gracefully.
@@ -41,7 +42,13 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 
+	files, err := blob.NewDisk(filepath.Join(cfg.DataDir, "files"))
+	if err != nil {
+		return err
+	}
 	svc := service.New(st, keys, secure.DefaultArgon(), cfg.Push, nil)
+	svc.Files = files
+	svc.MaxFileSize, svc.MaxPushSize = cfg.MaxFileSize, cfg.MaxPushSize
 	apiServer := &api.Server{
 		Service:        svc,
 		BaseURL:        cfg.BaseURL,
@@ -75,7 +82,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	sweepDone := make(chan struct{})
 	go func() {
 		defer close(sweepDone)
-		sweepLoop(sweepCtx, st, cfg, log)
+		sweepLoop(sweepCtx, svc, cfg, log)
 	}()
 
 	errc := make(chan error, 1)
@@ -101,16 +108,17 @@ func (e *env) serve(ctx context.Context, args []string) error {
 }
 
 // sweepLoop expires and purges pushes every cfg.SweepInterval.
-func sweepLoop(ctx context.Context, st *store.Store, cfg *config.Config, log *slog.Logger) {
+func sweepLoop(ctx context.Context, svc *service.Service, cfg *config.Config, log *slog.Logger) {
 	t := time.NewTicker(cfg.SweepInterval)
 	defer t.Stop()
 	for {
-		res, err := st.Sweep(ctx, time.Now(), cfg.PurgeAfter)
+		res, err := svc.Sweep(ctx, cfg.PurgeAfter)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			log.Error("sweep failed", "err", err)
-		case res.Expired > 0 || res.Deleted > 0:
-			log.Info("swept pushes", "expired", res.Expired, "deleted", res.Deleted)
+		case res.Expired > 0 || res.Deleted > 0 || res.FilesPurged > 0 || res.OrphansFound > 0:
+			log.Info("swept pushes", "expired", res.Expired, "deleted", res.Deleted,
+				"files_purged", res.FilesPurged, "orphans_deleted", res.OrphansFound)
 		}
 		select {
 		case <-ctx.Done():

@@ -23,6 +23,8 @@ const (
 	defaultDataDir         = "./data"
 	defaultLogFormat       = "text"
 	defaultMaxJSONBody     = 2 << 20 // 2 MiB
+	defaultMaxFileSize     = 100 << 20
+	defaultMaxPushSize     = 1 << 30
 	defaultSweepInterval   = time.Minute
 	defaultShutdownTimeout = 15 * time.Second
 	sqliteFileName         = "hush.db"
@@ -40,6 +42,8 @@ type Config struct {
 	LogFormat         string         // "text" or "json"
 	LogLevel          slog.Level     // minimum log level
 	MaxJSONBody       int64          // maximum JSON request body in bytes
+	MaxFileSize       int64          // maximum size of one attached file in bytes
+	MaxPushSize       int64          // maximum size of all files of one push in bytes
 	SweepInterval     time.Duration  // how often expired pushes are swept
 	ShutdownTimeout   time.Duration  // grace period for in-flight requests on shutdown
 	PurgeAfter        time.Duration  // purge expired pushes after this long; 0 disables purging
@@ -103,6 +107,8 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		LogFormat:       defaultLogFormat,
 		LogLevel:        slog.LevelInfo,
 		MaxJSONBody:     defaultMaxJSONBody,
+		MaxFileSize:     defaultMaxFileSize,
+		MaxPushSize:     defaultMaxPushSize,
 		SweepInterval:   defaultSweepInterval,
 		ShutdownTimeout: defaultShutdownTimeout,
 		Push:            push.DefaultSettings(),
@@ -182,7 +188,14 @@ func loadServer(s *source, c *Config) error {
 // loadTimings reads the body limit and the duration settings.
 func loadTimings(s *source, c *Config) error {
 	var errs []error
-	if v, name, ok := s.env("HUSH_MAX_JSON_BODY"); ok {
+	for _, size := range []struct {
+		env string
+		dst *int64
+	}{{"HUSH_MAX_JSON_BODY", &c.MaxJSONBody}, {"HUSH_MAX_FILE_SIZE", &c.MaxFileSize}, {"HUSH_MAX_PUSH_SIZE", &c.MaxPushSize}} {
+		v, name, ok := s.env(size.env)
+		if !ok {
+			continue
+		}
 		n, err := parseInt(name, v, 64)
 		switch {
 		case err != nil:
@@ -190,7 +203,7 @@ func loadTimings(s *source, c *Config) error {
 		case n <= 0:
 			errs = append(errs, fmt.Errorf("%s: %d must be greater than 0", name, n))
 		default:
-			c.MaxJSONBody = n
+			*size.dst = n
 		}
 	}
 	if v, name, ok := s.env("HUSH_SWEEP_INTERVAL"); ok {

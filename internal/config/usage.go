@@ -26,6 +26,8 @@ func usageRows() []usageRow {
 		{"HUSH_LOG_FORMAT", "-log-format", defaultLogFormat, "log format: text or json"},
 		{"HUSH_LOG_LEVEL", "-log-level", "info", "log level: debug, info, warn or error"},
 		{"HUSH_MAX_JSON_BODY", "", fmt.Sprint(defaultMaxJSONBody), "maximum JSON request body in bytes"},
+		{"HUSH_MAX_FILE_SIZE", "", fmt.Sprint(defaultMaxFileSize), "maximum size of one attached file in bytes"},
+		{"HUSH_MAX_PUSH_SIZE", "", fmt.Sprint(defaultMaxPushSize), "maximum size of all files of one push in bytes"},
 		{"HUSH_SWEEP_INTERVAL", "", defaultSweepInterval.String(), "how often expired pushes are swept (Go duration, >= 1s)"},
 		{"HUSH_SHUTDOWN_TIMEOUT", "", defaultShutdownTimeout.String(), "grace period for requests on shutdown (Go duration)"},
 		{"PWP__PURGE_AFTER", "", "disabled", "delete expired pushes after e.g. \"3 months\" (minutes..years)"},

@@ -79,6 +79,8 @@ const (
 	EventFailedPassphrase EventKind = 4
 	EventAdminView        EventKind = 5
 	EventOwnerView        EventKind = 6
+	EventFileUpload       EventKind = 9  // Hush: a file attached at creation
+	EventFileDownload     EventKind = 10 // Hush: a file downloaded; does not count as a view
 )
 
 var eventNames = map[EventKind]string{
@@ -89,6 +91,8 @@ var eventNames = map[EventKind]string{
 	EventFailedPassphrase: "failed_passphrase",
 	EventAdminView:        "admin_view",
 	EventOwnerView:        "owner_view",
+	EventFileUpload:       "file_upload",
+	EventFileDownload:     "file_download",
 }
 
 func (k EventKind) String() string {
@@ -123,3 +127,23 @@ func Truncate255(s string) string {
 	}
 	return s
 }
+
+// File is an attachment of a push. Its contents live sealed in the file
+// store under BlobID, encrypted with a random file key; the file key is
+// sealed like the payload (under the passphrase too, when there is one).
+type File struct {
+	ID         int64
+	PushID     int64
+	Position   int
+	BlobID     string
+	MetaSealed []byte // filename and content type, sealed under the file key
+	KeySealed  []byte // nil once the push expired
+	Size       int64
+	PurgeAt    time.Time // when the contents go; zero while the push is active
+	CreatedAt  time.Time
+}
+
+// FileLinkTTL is how long a download link stays valid. Contents of an
+// expired push are kept that long after expiry, so links handed out with the
+// last view still work (D14).
+const FileLinkTTL = 5 * time.Minute

@@ -15,22 +15,28 @@ const urlTokenBytes = 16
 type Created struct {
 	Push  *push.Push
 	Draft *push.Draft
+	Files []*push.File
 }
 
 // Create validates the params against the settings, seals the secret and
-// stores the push with its creation audit entry. The caller has already
-// checked that u may create at all.
-func (s *Service) Create(ctx context.Context, u *push.User, params push.Params, fileCount int, m Meta) (*Created, error) {
+// stores the push, its files and its audit entries in one transaction. The
+// caller has already checked that u may create at all. Uploads that do not
+// become part of a push are deleted.
+func (s *Service) Create(ctx context.Context, u *push.User, params push.Params, files FileSet, m Meta) (c *Created, err error) {
+	defer func() {
+		if err != nil {
+			s.Discard(ctx, files.Uploads)
+		}
+	}()
 	if u == nil && push.NeedsAuth(params) {
 		return nil, &push.Error{Code: push.CodeUnauthenticated, Message: MsgSignIn}
 	}
-	d, err := push.Resolve(params, fileCount, &s.Settings)
+	d, err := push.Resolve(params, files.Count, &s.Settings)
 	if err != nil {
 		return nil, err
 	}
-	if fileCount > 0 {
-		return nil, &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{
-			"files": {"File attachments are not available on this server yet."}}}
+	if len(files.Uploads) > 0 && s.Files == nil {
+		return nil, &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{"files": {"File pushes are disabled."}}}
 	}
 	now := s.now()
 	p := &push.Push{
@@ -44,18 +50,31 @@ func (s *Service) Create(ctx context.Context, u *push.User, params push.Params, 
 		CreatedAt:         now,
 		UpdatedAt:         now,
 	}
+	if d.Passphrase != "" {
+		if p.PassphraseSalt, err = secure.NewSalt(); err != nil {
+			return nil, err
+		}
+		p.HasPassphrase = true
+	}
+	passKey, err := s.passphraseKey(ctx, d.Passphrase, p.PassphraseSalt)
+	if err != nil {
+		return nil, err
+	}
+	var rows []*push.File
 	for attempt := 0; ; attempt++ {
 		if p.URLToken, err = secure.NewToken(urlTokenBytes); err != nil {
 			return nil, err
 		}
-		if p.PayloadSealed, p.PassphraseSalt, err = s.sealPayload(ctx, p.URLToken, d.Payload, d.Passphrase); err != nil {
+		if p.PayloadSealed, err = s.sealSecret(purposePayload, adFor(p.URLToken, "payload"), []byte(d.Payload), passKey); err != nil {
 			return nil, err
 		}
-		p.HasPassphrase = p.PassphraseSalt != nil
 		if p.NoteSealed, err = s.sealNote(p.URLToken, d.Note); err != nil {
 			return nil, err
 		}
-		err = s.Store.CreatePush(ctx, p, s.event(push.EventCreation, u, m, now))
+		if rows, err = s.sealFiles(p.URLToken, files.Uploads, passKey); err != nil {
+			return nil, err
+		}
+		err = s.Store.CreatePushWithFiles(ctx, p, s.event(push.EventCreation, u, m, now), rows)
 		if push.ErrorCode(err) != push.CodeConflict || attempt == 2 {
 			break
 		}
@@ -63,5 +82,5 @@ func (s *Service) Create(ctx context.Context, u *push.User, params push.Params, 
 	if err != nil {
 		return nil, err
 	}
-	return &Created{Push: p, Draft: d}, nil
+	return &Created{Push: p, Draft: d, Files: rows}, nil
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"hush/internal/push"
 )
@@ -13,6 +14,7 @@ type Retrieval struct {
 	Push       *push.Push
 	Payload    *string
 	Passphrase *string
+	Files      []FileLink // download links, valid for push.FileLinkTTL
 }
 
 // Retrieve performs one retrieval: expire if a limit was reached, apply the
@@ -41,11 +43,21 @@ func (s *Service) Retrieve(ctx context.Context, token, passphrase string, u *pus
 			return nil, err
 		}
 	}
-	payload, err := s.openPayload(ctx, p, passphrase)
+	passKey, err := s.passphraseKey(ctx, passphrase, p.PassphraseSalt)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := s.openSecret(purposePayload, adFor(p.URLToken, "payload"), p.PayloadSealed, passKey)
 	if errors.Is(err, errWrongPassphrase) {
 		s.guard.fail(token, m.IP, s.now())
 		return nil, s.refusePassphrase(ctx, p, u, m)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("push %d: %w", p.ID, err)
+	}
+	payload := string(plain)
+	// File keys are opened before the view is claimed: the last view wipes them.
+	opened, err := s.openFiles(ctx, p, passKey)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +80,11 @@ func (s *Service) Retrieve(ctx context.Context, token, passphrase string, u *pus
 		p.ViewCount = views
 		p.UpdatedAt = now
 	}
-	r := &Retrieval{Push: p, Payload: &payload}
+	links, err := s.linkFiles(p, opened)
+	if err != nil {
+		return nil, err
+	}
+	r := &Retrieval{Push: p, Payload: &payload, Files: links}
 	if p.HasPassphrase {
 		r.Passphrase = &passphrase
 	}

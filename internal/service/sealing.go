@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"hush/internal/push"
 	"hush/internal/secure"
@@ -11,56 +12,60 @@ import (
 
 // Purposes of the sub-keys derived from the master key.
 const (
-	purposePayload = "push-payload"
-	purposeNote    = "push-note"
+	purposePayload  = "push-payload"
+	purposeNote     = "push-note"
+	purposeFileKey  = "push-file-key"
+	purposeFileLink = "file-link"
 )
 
 // adFor binds a ciphertext to its push and column, so rows cannot be swapped.
 func adFor(token, field string) []byte { return []byte("hush/push/" + token + "/" + field) }
 
-// sealPayload encrypts a payload under the master key. With a passphrase the
-// plaintext is first sealed under Argon2id(passphrase, salt), so neither the
-// database nor the master key alone can read it (D7); the outer layer keeps
-// key rotation possible without the passphrase.
-func (s *Service) sealPayload(ctx context.Context, token, payload, passphrase string) (sealed, salt []byte, err error) {
-	ad := adFor(token, "payload")
-	plain := []byte(payload)
-	if passphrase != "" {
-		if salt, err = secure.NewSalt(); err != nil {
-			return nil, nil, err
-		}
-		key, err := s.Argon.DeriveKey(ctx, passphrase, salt)
-		if err != nil {
-			return nil, nil, fmt.Errorf("derive passphrase key: %w", err)
-		}
-		if plain, err = secure.SealWithKey(key, plain, ad); err != nil {
-			return nil, nil, err
-		}
+// fileKeyField is the field name of a file key in adFor and Reseal.
+func fileKeyField(blobID string) string { return "file/" + blobID }
+
+// passphraseKey derives the inner-layer key of a passphrase push; nil when
+// the push has no passphrase.
+func (s *Service) passphraseKey(ctx context.Context, passphrase string, salt []byte) ([]byte, error) {
+	if salt == nil {
+		return nil, nil
 	}
-	sealed, err = s.Keys.Seal(purposePayload, plain, ad)
-	return sealed, salt, err
+	key, err := s.Argon.DeriveKey(ctx, passphrase, salt)
+	if err != nil {
+		return nil, fmt.Errorf("derive passphrase key: %w", err)
+	}
+	return key, nil
 }
 
-// openPayload decrypts a payload; errWrongPassphrase when the passphrase does
-// not open the inner layer.
-func (s *Service) openPayload(ctx context.Context, p *push.Push, passphrase string) (string, error) {
-	ad := adFor(p.URLToken, "payload")
-	inner, err := s.Keys.Open(purposePayload, p.PayloadSealed, ad)
+// sealSecret encrypts under the master key; with a passphrase key the
+// plaintext is first sealed under it, so neither the database nor the master
+// key alone can read it (D7), while the outer layer keeps key rotation
+// possible without the passphrase.
+func (s *Service) sealSecret(purpose string, ad, plain, passKey []byte) ([]byte, error) {
+	if passKey != nil {
+		var err error
+		if plain, err = secure.SealWithKey(passKey, plain, ad); err != nil {
+			return nil, err
+		}
+	}
+	return s.Keys.Seal(purpose, plain, ad)
+}
+
+// openSecret reverses sealSecret: errWrongPassphrase when the passphrase key
+// does not open the inner layer.
+func (s *Service) openSecret(purpose string, ad, sealed, passKey []byte) ([]byte, error) {
+	inner, err := s.Keys.Open(purpose, sealed, ad)
 	if err != nil {
-		return "", fmt.Errorf("open payload of push %d: %w", p.ID, err)
+		return nil, fmt.Errorf("open %s: %w", purpose, err)
 	}
-	if !p.HasPassphrase {
-		return string(inner), nil
+	if passKey == nil {
+		return inner, nil
 	}
-	key, err := s.Argon.DeriveKey(ctx, passphrase, p.PassphraseSalt)
-	if err != nil {
-		return "", fmt.Errorf("derive passphrase key: %w", err)
-	}
-	plain, err := secure.OpenWithKey(key, inner, ad)
+	plain, err := secure.OpenWithKey(passKey, inner, ad)
 	if errors.Is(err, secure.ErrOpen) {
-		return "", errWrongPassphrase
+		return nil, errWrongPassphrase
 	}
-	return string(plain), err
+	return plain, err
 }
 
 func (s *Service) sealNote(token, note string) ([]byte, error) {
@@ -83,14 +88,18 @@ func (s *Service) Note(p *push.Push) (string, error) {
 }
 
 // Reseal re-encrypts a stored value under the current master key (key
-// rotation). It reports false when the value is already current.
+// rotation). Only the outer layer changes, so it works for passphrase pushes
+// too. It reports false when the value is already current.
 func Reseal(keys *secure.Keyring, token, field string, sealed []byte) ([]byte, bool, error) {
 	if keys.Current(sealed) {
 		return nil, false, nil
 	}
 	purpose := purposePayload
-	if field == "note" {
+	switch {
+	case field == "note":
 		purpose = purposeNote
+	case strings.HasPrefix(field, "file/"):
+		purpose = purposeFileKey
 	}
 	ad := adFor(token, field)
 	plain, err := keys.Open(purpose, sealed, ad)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"time"
 
+	"hush/internal/blob"
 	"hush/internal/push"
 	"hush/internal/secure"
 	"hush/internal/store"
@@ -21,15 +22,23 @@ type Service struct {
 	Settings push.Settings
 	Now      func() time.Time
 
+	// Files keeps attachment contents; MaxFileSize and MaxPushSize bound them.
+	Files       blob.FileStore
+	MaxFileSize int64
+	MaxPushSize int64
+
 	guard *passphraseGuard
+	sweep sweepState
 }
 
-// New returns a Service; now may be nil for the wall clock.
+// New returns a Service; now may be nil for the wall clock. Set Files to
+// enable attachments.
 func New(st *store.Store, keys *secure.Keyring, argon *secure.Argon, settings push.Settings, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{Store: st, Keys: keys, Argon: argon, Settings: settings, Now: now, guard: newPassphraseGuard()}
+	return &Service{Store: st, Keys: keys, Argon: argon, Settings: settings, Now: now,
+		MaxFileSize: DefaultMaxFileSize, MaxPushSize: DefaultMaxPushSize, guard: newPassphraseGuard()}
 }
 
 // Meta are the facts about a request that the audit log records.

@@ -53,6 +53,12 @@ func nullInt(v int64) sql.NullInt64 { return sql.NullInt64{Int64: v, Valid: v !=
 // CreatePush inserts p and its creation audit entry in one transaction and
 // sets p.ID. A url_token collision is reported as push.CodeConflict.
 func (s *Store) CreatePush(ctx context.Context, p *push.Push, ev push.Event) error {
+	return s.CreatePushWithFiles(ctx, p, ev, nil)
+}
+
+// CreatePushWithFiles is CreatePush with attachments: the files are stored
+// in the same transaction, each with a file_upload audit entry.
+func (s *Store) CreatePushWithFiles(ctx context.Context, p *push.Push, ev push.Event, files []*push.File) error {
 	var deletable sql.NullInt64
 	if p.DeletableByViewer != nil {
 		deletable = sql.NullInt64{Int64: int64(b2i(*p.DeletableByViewer)), Valid: true}
@@ -77,7 +83,21 @@ func (s *Store) CreatePush(ctx context.Context, p *push.Push, ev push.Event) err
 			return fmt.Errorf("insert push: %w", err)
 		}
 		p.LogCount = 1
-		return insertEvent(ctx, tx, p.ID, ev)
+		if err := insertEvent(ctx, tx, p.ID, ev); err != nil {
+			return err
+		}
+		if err := insertFiles(ctx, tx, p, files); err != nil {
+			return err
+		}
+		upload := ev
+		upload.Kind = push.EventFileUpload
+		for range files {
+			if err := logCapped(ctx, tx, p.ID, upload); err != nil {
+				return err
+			}
+			p.LogCount++
+		}
+		return nil
 	})
 }
 
@@ -102,13 +122,20 @@ func expireSet(p string) string {
 // ExpireIfDue expires the push when its day or view limit is reached. It
 // reports whether this call expired it.
 func (s *Store) ExpireIfDue(ctx context.Context, id int64, now time.Time) (bool, error) {
-	res, err := s.w.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+`
-		WHERE id = $1 AND expired = 0 AND (expires_at <= $2 OR view_count >= expire_after_views)`, id, ms(now))
-	if err != nil {
-		return false, fmt.Errorf("expire push: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
+	var changed bool
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+`
+			WHERE id = $1 AND expired = 0 AND (expires_at <= $2 OR view_count >= expire_after_views)`, id, ms(now))
+		if err != nil {
+			return fmt.Errorf("expire push: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		changed = true
+		return wipeFiles(ctx, tx, id, now.Add(push.FileLinkTTL))
+	})
+	return changed, err
 }
 
 // ClaimView takes one view of an active push atomically: no two callers can
@@ -125,10 +152,13 @@ func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (claimed
 			WHERE id = $1 AND expired = 0 AND view_count < expire_after_views AND expires_at > $2 AND log_count < $3
 			RETURNING view_count, expire_after_views`, id, now, push.MaxAuditLogs).Scan(&views, &maxViews)
 		if errors.Is(err, sql.ErrNoRows) {
-			_, err = tx.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+`
+			res, err := tx.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+`
 				WHERE id = $1 AND expired = 0 AND log_count >= $3`, id, now, push.MaxAuditLogs)
 			if err != nil {
 				return fmt.Errorf("expire push at audit cap: %w", err)
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				return wipeFiles(ctx, tx, id, ev.CreatedAt)
 			}
 			return nil
 		}
@@ -141,6 +171,9 @@ func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (claimed
 		if views >= maxViews {
 			if _, err := tx.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+` WHERE id = $1`, id, now); err != nil {
 				return fmt.Errorf("expire after last view: %w", err)
+			}
+			if err := wipeFiles(ctx, tx, id, ev.CreatedAt.Add(push.FileLinkTTL)); err != nil {
+				return err
 			}
 		}
 		claimed, viewCount = true, views
@@ -180,6 +213,9 @@ func (s *Store) ExpireByHand(ctx context.Context, id int64, ev push.Event) (bool
 			return nil
 		}
 		changed = true
+		if err := wipeFiles(ctx, tx, id, ev.CreatedAt); err != nil {
+			return err
+		}
 		return logCapped(ctx, tx, id, ev)
 	})
 	return changed, err

@@ -6,37 +6,68 @@ import (
 	"fmt"
 )
 
-// SealedField names a sealed column for key rotation.
+// SealedField names a sealed value for key rotation.
 type SealedField string
 
-// The sealed columns of pushes.
+// The sealed columns of pushes. A file key is named FileKeyField(blobID).
 const (
 	FieldPayload SealedField = "payload"
 	FieldNote    SealedField = "note"
 )
 
+// FileKeyField names the sealed key of the file stored under blobID.
+func FileKeyField(blobID string) SealedField { return SealedField("file/" + blobID) }
+
+// sealedSource is one sealed column: its query yields id, url_token, a label
+// and the value, in id order after $1, at most $2 rows.
+type sealedSource struct {
+	table, column, query string
+	field                func(label string) SealedField
+}
+
+var sealedSources = []sealedSource{
+	{"pushes", "payload", `SELECT id, url_token, '', payload FROM pushes
+		WHERE id > $1 AND payload IS NOT NULL ORDER BY id LIMIT $2`, func(string) SealedField { return FieldPayload }},
+	{"pushes", "note", `SELECT id, url_token, '', note FROM pushes
+		WHERE id > $1 AND note IS NOT NULL ORDER BY id LIMIT $2`, func(string) SealedField { return FieldNote }},
+	{"push_files", "file_key", `SELECT f.id, p.url_token, f.blob_id, f.file_key FROM push_files f
+		JOIN pushes p ON p.id = f.push_id WHERE f.id > $1 AND f.file_key IS NOT NULL ORDER BY f.id LIMIT $2`, FileKeyField},
+}
+
 // Reseal hands every sealed value to fn, in batches, and stores what fn
 // returns when it reports a change. It returns how many values changed.
-// Each batch is one short transaction, so the service keeps serving meanwhile.
+// Each batch is one short transaction, so the service keeps serving meanwhile;
+// a value changed concurrently (an expiry) is left alone.
 func (s *Store) Reseal(ctx context.Context, fn func(urlToken string, f SealedField, sealed []byte) ([]byte, bool, error)) (int, error) {
+	changed := 0
+	for _, src := range sealedSources {
+		n, err := s.resealSource(ctx, src, fn)
+		changed += n
+		if err != nil {
+			return changed, err
+		}
+	}
+	return changed, nil
+}
+
+func (s *Store) resealSource(ctx context.Context, src sealedSource, fn func(string, SealedField, []byte) ([]byte, bool, error)) (int, error) {
 	const batch = 200
+	type row struct {
+		id           int64
+		token, label string
+		value        []byte
+	}
 	var lastID int64
 	changed := 0
 	for {
-		type row struct {
-			id            int64
-			token         string
-			note, payload []byte
-		}
 		var rows []row
-		rs, err := s.r.QueryContext(ctx, `SELECT id, url_token, note, payload FROM pushes
-			WHERE id > $1 AND (note IS NOT NULL OR payload IS NOT NULL) ORDER BY id LIMIT $2`, lastID, batch)
+		rs, err := s.r.QueryContext(ctx, src.query, lastID, batch)
 		if err != nil {
 			return changed, fmt.Errorf("reseal: %w", err)
 		}
 		for rs.Next() {
 			var r row
-			if err := rs.Scan(&r.id, &r.token, &r.note, &r.payload); err != nil {
+			if err := rs.Scan(&r.id, &r.token, &r.label, &r.value); err != nil {
 				rs.Close()
 				return changed, fmt.Errorf("reseal: %w", err)
 			}
@@ -52,29 +83,21 @@ func (s *Store) Reseal(ctx context.Context, fn func(urlToken string, f SealedFie
 		batchChanged := 0
 		err = s.inTx(ctx, func(tx *sql.Tx) error {
 			for _, r := range rows {
-				for _, f := range []struct {
-					name SealedField
-					val  []byte
-				}{{FieldPayload, r.payload}, {FieldNote, r.note}} {
-					if f.val == nil {
-						continue
-					}
-					out, ok, err := fn(r.token, f.name, f.val)
-					if err != nil {
-						return fmt.Errorf("reseal push %d %s: %w", r.id, f.name, err)
-					}
-					if !ok {
-						continue
-					}
-					// Only replace the value we read: a concurrent expiry wins.
-					q := `UPDATE pushes SET ` + string(f.name) + ` = $1 WHERE id = $2 AND ` + string(f.name) + ` = $3`
-					res, err := tx.ExecContext(ctx, q, out, r.id, f.val)
-					if err != nil {
-						return fmt.Errorf("reseal push %d: %w", r.id, err)
-					}
-					n, _ := res.RowsAffected()
-					batchChanged += int(n)
+				field := src.field(r.label)
+				out, ok, err := fn(r.token, field, r.value)
+				if err != nil {
+					return fmt.Errorf("reseal %s %d %s: %w", src.table, r.id, field, err)
 				}
+				if !ok {
+					continue
+				}
+				q := `UPDATE ` + src.table + ` SET ` + src.column + ` = $1 WHERE id = $2 AND ` + src.column + ` = $3`
+				res, err := tx.ExecContext(ctx, q, out, r.id, r.value)
+				if err != nil {
+					return fmt.Errorf("reseal %s %d: %w", src.table, r.id, err)
+				}
+				n, _ := res.RowsAffected()
+				batchChanged += int(n)
 			}
 			return nil
 		})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"hush/internal/push"
 )
 
 // SweepResult counts what one sweep did.
@@ -28,6 +30,11 @@ func (s *Store) Sweep(ctx context.Context, now time.Time, purgeAfter time.Durati
 		return r, fmt.Errorf("sweep expire: %w", err)
 	}
 	r.Expired, _ = res.RowsAffected()
+	_, err = s.w.ExecContext(ctx, `UPDATE push_files SET file_key = NULL, purge_at = $1
+		WHERE purge_at IS NULL AND push_id IN (SELECT id FROM pushes WHERE expired = 1)`, ms(now.Add(push.FileLinkTTL)))
+	if err != nil {
+		return r, fmt.Errorf("sweep files: %w", err)
+	}
 	res, err = s.w.ExecContext(ctx, `DELETE FROM pushes WHERE expired = 1 AND user_id IS NULL AND expired_on <= $1`,
 		ms(now.Add(-AnonymousRetention)))
 	if err != nil {

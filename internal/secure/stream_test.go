@@ -1,0 +1,106 @@
+package secure
+
+import (
+	"bytes"
+	"crypto/rand"
+	"errors"
+	"io"
+	"testing"
+)
+
+func sealedStream(t *testing.T, plain, key, ad []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	n, err := SealStream(&buf, bytes.NewReader(plain), key, ad)
+	if err != nil || n != int64(len(plain)) {
+		t.Fatalf("SealStream: %d %v", n, err)
+	}
+	if int64(buf.Len()) != SealedStreamSize(int64(len(plain))) {
+		t.Fatalf("sealed size %d, SealedStreamSize says %d", buf.Len(), SealedStreamSize(int64(len(plain))))
+	}
+	return buf.Bytes()
+}
+
+func openAll(sealed, key, ad []byte) ([]byte, error) {
+	r, err := OpenStream(bytes.NewReader(sealed), key, ad)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(r)
+}
+
+func TestStreamRoundTrip(t *testing.T) {
+	key := make([]byte, 32)
+	rand.Read(key)
+	for _, size := range []int{0, 1, 100, StreamChunk - 1, StreamChunk, StreamChunk + 1, 3*StreamChunk + 17, 4 * StreamChunk} {
+		plain := make([]byte, size)
+		rand.Read(plain)
+		sealed := sealedStream(t, plain, key, []byte("blob-1"))
+		got, err := openAll(sealed, key, []byte("blob-1"))
+		if err != nil || !bytes.Equal(got, plain) {
+			t.Errorf("size %d: round trip failed: %v", size, err)
+		}
+		if size >= 16 && bytes.Contains(sealed, plain[:16]) {
+			t.Errorf("size %d: plaintext visible in the sealed stream", size)
+		}
+		if _, err := openAll(sealed, key, []byte("blob-2")); !errors.Is(err, ErrOpen) {
+			t.Errorf("size %d: other associated data opened: %v", size, err)
+		}
+	}
+}
+
+func TestStreamDetectsTampering(t *testing.T) {
+	key := make([]byte, 32)
+	rand.Read(key)
+	plain := make([]byte, 2*StreamChunk+10)
+	rand.Read(plain)
+	sealed := sealedStream(t, plain, key, nil)
+	chunk := StreamChunk + tagSize
+	cases := map[string][]byte{
+		"truncated to whole chunks": sealed[:streamHeaderSize+2*chunk],
+		"truncated mid chunk":       sealed[:streamHeaderSize+chunk+100],
+		"header only":               sealed[:streamHeaderSize],
+		"appended byte":             append(append([]byte{}, sealed...), 0),
+		"chunks swapped": append(append(append(append([]byte{}, sealed[:streamHeaderSize]...),
+			sealed[streamHeaderSize+chunk:streamHeaderSize+2*chunk]...),
+			sealed[streamHeaderSize:streamHeaderSize+chunk]...), sealed[streamHeaderSize+2*chunk:]...),
+	}
+	for _, pos := range []int{0, 5, streamHeaderSize, streamHeaderSize + chunk + 7, len(sealed) - 1} {
+		b := append([]byte{}, sealed...)
+		b[pos] ^= 0x40
+		cases["bit flip at "+string(rune('A'+pos%26))] = b
+	}
+	for name, b := range cases {
+		got, err := openAll(b, key, nil)
+		if !errors.Is(err, ErrOpen) {
+			t.Errorf("%s: err %v (read %d bytes)", name, err, len(got))
+		}
+	}
+	wrong := make([]byte, 32)
+	if _, err := openAll(sealed, wrong, nil); !errors.Is(err, ErrOpen) {
+		t.Errorf("wrong key: %v", err)
+	}
+}
+
+// The last chunk's flag stops an attacker from dropping trailing chunks even
+// at a chunk boundary: a stream cut after a full chunk fails.
+func TestStreamExactChunkBoundary(t *testing.T) {
+	key := make([]byte, 32)
+	plain := bytes.Repeat([]byte{7}, 2*StreamChunk)
+	sealed := sealedStream(t, plain, key, nil)
+	cut := sealed[:streamHeaderSize+StreamChunk+tagSize]
+	if _, err := openAll(cut, key, nil); !errors.Is(err, ErrOpen) {
+		t.Errorf("cut at a chunk boundary: %v", err)
+	}
+}
+
+func BenchmarkSealStream(b *testing.B) {
+	key := make([]byte, 32)
+	plain := make([]byte, 8<<20)
+	b.SetBytes(int64(len(plain)))
+	for b.Loop() {
+		if _, err := SealStream(io.Discard, bytes.NewReader(plain), key, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

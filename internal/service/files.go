@@ -1,0 +1,279 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+	"unicode/utf8"
+
+	"hush/internal/blob"
+	"hush/internal/push"
+	"hush/internal/secure"
+)
+
+// Upload is a file already streamed, sealed, into the file store and waiting
+// for its push. Its key exists only in memory until the push is stored.
+type Upload struct {
+	BlobID      string
+	Name        string
+	ContentType string
+	Size        int64
+	key         []byte
+}
+
+// FileSet is what a create request attached. Count is the number of
+// non-empty files the request named; when it exceeds the cap, the request is
+// rejected and Uploads may hold fewer.
+type FileSet struct {
+	Count   int
+	Uploads []*Upload
+}
+
+// Default size limits of attachments.
+const (
+	DefaultMaxFileSize = 100 << 20
+	DefaultMaxPushSize = 1 << 30
+	maxFileName        = 255
+)
+
+var errFileTooLarge = errors.New("file too large")
+
+// TooLarge is the 413 for an attachment over the limits.
+func (s *Service) tooLarge() error {
+	return &push.Error{Code: push.CodeTooLarge, Message: fmt.Sprintf(
+		"The files are too large: at most %d bytes per file and %d bytes per push.", s.MaxFileSize, s.MaxPushSize)}
+}
+
+// StoreFile streams one attachment into the file store, sealed under a fresh
+// random key, never holding it whole in memory. already is the number of
+// bytes this push has stored so far, for the per-push limit.
+func (s *Service) StoreFile(ctx context.Context, name, contentType string, r io.Reader, already int64) (*Upload, error) {
+	if name == "" || utf8.RuneCountInString(name) > maxFileName || !utf8.ValidString(name) || !utf8.ValidString(contentType) || len(contentType) > 255 {
+		return nil, &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{
+			"files": {"Each file needs a name of at most 255 characters."}}}
+	}
+	if contentType == "" {
+		contentType = "application/octet-stream"
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	id, err := secure.NewToken(18)
+	if err != nil {
+		return nil, err
+	}
+	limit := max(min(s.MaxFileSize, s.MaxPushSize-already), 0)
+	src := &cappedReader{r: r, left: limit}
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := secure.SealStream(pw, src, key, contentAD(id))
+		pw.CloseWithError(err)
+	}()
+	_, err = s.Files.Put(ctx, id, pr)
+	pr.CloseWithError(io.ErrClosedPipe) // unblock the sealer if Put stopped early
+	if errors.Is(err, errFileTooLarge) || src.over {
+		s.Files.Delete(ctx, id)
+		return nil, s.tooLarge()
+	}
+	if err != nil {
+		s.Files.Delete(ctx, id)
+		return nil, fmt.Errorf("store file: %w", err)
+	}
+	return &Upload{BlobID: id, Name: name, ContentType: contentType, Size: src.read, key: key}, nil
+}
+
+// Discard deletes the contents of uploads that will not become a push.
+func (s *Service) Discard(ctx context.Context, uploads []*Upload) {
+	for _, u := range uploads {
+		s.Files.Delete(context.WithoutCancel(ctx), u.BlobID)
+	}
+}
+
+// cappedReader fails once more than left bytes are read.
+type cappedReader struct {
+	r    io.Reader
+	left int64
+	read int64
+	over bool
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.r.Read(p)
+	c.read += int64(n)
+	c.left -= int64(n)
+	if c.left < 0 {
+		c.over = true
+		return 0, errFileTooLarge
+	}
+	return n, err
+}
+
+func contentAD(blobID string) []byte { return []byte("hush/file/" + blobID + "/content") }
+func metaAD(blobID string) []byte    { return []byte("hush/file/" + blobID + "/meta") }
+
+type fileMeta struct {
+	Name        string `json:"n"`
+	ContentType string `json:"t"`
+}
+
+// sealFiles turns uploads into file rows for the push named token.
+func (s *Service) sealFiles(token string, uploads []*Upload, passKey []byte) ([]*push.File, error) {
+	files := make([]*push.File, len(uploads))
+	for i, u := range uploads {
+		meta, _ := json.Marshal(fileMeta{u.Name, u.ContentType})
+		metaSealed, err := secure.SealWithKey(u.key, meta, metaAD(u.BlobID))
+		if err != nil {
+			return nil, err
+		}
+		keySealed, err := s.sealSecret(purposeFileKey, adFor(token, fileKeyField(u.BlobID)), u.key, passKey)
+		if err != nil {
+			return nil, err
+		}
+		files[i] = &push.File{BlobID: u.BlobID, MetaSealed: metaSealed, KeySealed: keySealed, Size: u.Size}
+	}
+	return files, nil
+}
+
+// FileLink is an attachment as a retrieve shows it.
+type FileLink struct {
+	Name        string
+	ContentType string
+	Size        int64
+	Token       string // opaque, sealed download token
+}
+
+type openedFile struct {
+	file *push.File
+	key  []byte
+	meta fileMeta
+}
+
+// openFiles opens the keys and names of a push's files; done before a view
+// is claimed, because the last view wipes the keys.
+func (s *Service) openFiles(ctx context.Context, p *push.Push, passKey []byte) ([]openedFile, error) {
+	files, err := s.Store.FilesOf(ctx, p.ID)
+	if err != nil || len(files) == 0 {
+		return nil, err
+	}
+	out := make([]openedFile, 0, len(files))
+	for _, f := range files {
+		if f.KeySealed == nil {
+			continue
+		}
+		key, err := s.openSecret(purposeFileKey, adFor(p.URLToken, fileKeyField(f.BlobID)), f.KeySealed, passKey)
+		if err != nil {
+			return nil, fmt.Errorf("file %d: %w", f.ID, err)
+		}
+		raw, err := secure.OpenWithKey(key, f.MetaSealed, metaAD(f.BlobID))
+		if err != nil {
+			return nil, fmt.Errorf("file %d meta: %w", f.ID, err)
+		}
+		var m fileMeta
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("file %d meta: %w", f.ID, err)
+		}
+		out = append(out, openedFile{file: f, key: key, meta: m})
+	}
+	return out, nil
+}
+
+// linkFiles issues download tokens valid for push.FileLinkTTL. A token
+// carries the file key sealed under the master key, so a link works for
+// its five minutes even after the push expired and its keys were wiped.
+func (s *Service) linkFiles(p *push.Push, opened []openedFile) ([]FileLink, error) {
+	links := make([]FileLink, 0, len(opened))
+	exp := s.now().Add(push.FileLinkTTL).UnixMilli()
+	for _, o := range opened {
+		raw := make([]byte, 24, 24+len(o.key))
+		binary.BigEndian.PutUint64(raw[0:], uint64(o.file.ID))
+		binary.BigEndian.PutUint64(raw[8:], uint64(p.ID))
+		binary.BigEndian.PutUint64(raw[16:], uint64(exp))
+		raw = append(raw, o.key...)
+		sealed, err := s.Keys.Seal(purposeFileLink, raw, []byte(purposeFileLink))
+		if err != nil {
+			return nil, err
+		}
+		links = append(links, FileLink{Name: o.meta.Name, ContentType: o.meta.ContentType, Size: o.file.Size,
+			Token: base64.RawURLEncoding.EncodeToString(sealed)})
+	}
+	return links, nil
+}
+
+// Download is an attachment being served.
+type Download struct {
+	Name        string
+	ContentType string
+	Size        int64
+	Body        io.ReadCloser // plaintext, authenticated chunk by chunk
+}
+
+// OpenDownload checks a download token and opens the file it names. An
+// expired, tampered or purged link is push.ErrNotFound, whatever the reason,
+// so a link reveals nothing. A download is audited but is not a view.
+func (s *Service) OpenDownload(ctx context.Context, token string, m Meta) (*Download, error) {
+	sealed, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(token) > 512 {
+		return nil, push.ErrNotFound
+	}
+	raw, err := s.Keys.Open(purposeFileLink, sealed, []byte(purposeFileLink))
+	if err != nil || len(raw) != 24+32 {
+		return nil, push.ErrNotFound
+	}
+	fileID := int64(binary.BigEndian.Uint64(raw[0:]))
+	pushID := int64(binary.BigEndian.Uint64(raw[8:]))
+	now := s.now()
+	if now.UnixMilli() >= int64(binary.BigEndian.Uint64(raw[16:])) {
+		return nil, push.ErrNotFound
+	}
+	key := raw[24:]
+	f, err := s.Store.FileByID(ctx, fileID)
+	if err != nil {
+		return nil, err
+	}
+	if f.PushID != pushID || (!f.PurgeAt.IsZero() && !now.Before(f.PurgeAt)) {
+		return nil, push.ErrNotFound
+	}
+	metaRaw, err := secure.OpenWithKey(key, f.MetaSealed, metaAD(f.BlobID))
+	if err != nil {
+		return nil, push.ErrNotFound
+	}
+	var meta fileMeta
+	if err := json.Unmarshal(metaRaw, &meta); err != nil {
+		return nil, fmt.Errorf("file %d meta: %w", f.ID, err)
+	}
+	rc, err := s.Files.Open(ctx, f.BlobID)
+	if errors.Is(err, blob.ErrNotFound) {
+		return nil, push.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	sr, err := secure.OpenStream(rc, key, contentAD(f.BlobID))
+	if err != nil {
+		rc.Close()
+		return nil, fmt.Errorf("file %d: %w", f.ID, err)
+	}
+	if err := s.Store.LogEvent(ctx, pushID, s.event(push.EventFileDownload, nil, m, now)); err != nil {
+		rc.Close()
+		return nil, err
+	}
+	return &Download{Name: meta.Name, ContentType: meta.ContentType, Size: f.Size,
+		Body: struct {
+			io.Reader
+			io.Closer
+		}{sr, rc}}, nil
+}
+
+// orphanAge is how old an unreferenced blob must be before the sweeper
+// deletes it: longer than any upload may take.
+const orphanAge = time.Hour

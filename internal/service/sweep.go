@@ -1,0 +1,85 @@
+package service
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"hush/internal/store"
+)
+
+type sweepState struct {
+	mu          sync.Mutex
+	lastOrphans time.Time
+}
+
+// SweepResult counts what one sweep did.
+type SweepResult struct {
+	store.SweepResult
+	FilesPurged  int // contents deleted after expiry
+	OrphansFound int // blobs with no push (an upload interrupted by a crash)
+}
+
+// Sweep expires pushes past their limits, deletes purged pushes, deletes the
+// contents of expired file pushes once their links have lapsed, and, at most
+// hourly, deletes orphaned blobs. Every step is idempotent, so several
+// instances may sweep at once.
+func (s *Service) Sweep(ctx context.Context, purgeAfter time.Duration) (SweepResult, error) {
+	now := s.now()
+	var r SweepResult
+	var err error
+	if r.SweepResult, err = s.Store.Sweep(ctx, now, purgeAfter); err != nil {
+		return r, err
+	}
+	if s.Files == nil {
+		return r, nil
+	}
+	for {
+		due, err := s.Store.DueFiles(ctx, now, 500)
+		if err != nil {
+			return r, err
+		}
+		for _, f := range due {
+			if err := s.Files.Delete(ctx, f.BlobID); err != nil {
+				return r, err
+			}
+			if err := s.Store.DeleteFile(ctx, f.ID); err != nil {
+				return r, err
+			}
+			r.FilesPurged++
+		}
+		if len(due) < 500 {
+			break
+		}
+	}
+	s.sweep.mu.Lock()
+	scan := now.Sub(s.sweep.lastOrphans) >= orphanAge
+	if scan {
+		s.sweep.lastOrphans = now
+	}
+	s.sweep.mu.Unlock()
+	if scan {
+		r.OrphansFound, err = s.sweepOrphans(ctx, now)
+	}
+	return r, err
+}
+
+// sweepOrphans deletes blobs older than orphanAge that no file row names.
+func (s *Service) sweepOrphans(ctx context.Context, now time.Time) (int, error) {
+	n := 0
+	err := s.Files.Walk(ctx, func(id string, modified time.Time) error {
+		if now.Sub(modified) < orphanAge {
+			return nil
+		}
+		used, err := s.Store.BlobReferenced(ctx, id)
+		if err != nil || used {
+			return err
+		}
+		if err := s.Files.Delete(ctx, id); err != nil {
+			return err
+		}
+		n++
+		return nil
+	})
+	return n, err
+}

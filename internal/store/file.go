@@ -1,0 +1,127 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"hush/internal/push"
+)
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// wipeFiles drops the file keys of an expired push and schedules its
+// contents for deletion at purgeAt.
+func wipeFiles(ctx context.Context, ex execer, pushID int64, purgeAt time.Time) error {
+	_, err := ex.ExecContext(ctx, `UPDATE push_files SET file_key = NULL, purge_at = $2
+		WHERE push_id = $1 AND purge_at IS NULL`, pushID, ms(purgeAt))
+	if err != nil {
+		return fmt.Errorf("wipe file keys: %w", err)
+	}
+	return nil
+}
+
+func insertFiles(ctx context.Context, tx *sql.Tx, p *push.Push, files []*push.File) error {
+	for i, f := range files {
+		f.PushID, f.Position, f.CreatedAt = p.ID, i, p.CreatedAt
+		err := tx.QueryRowContext(ctx, `INSERT INTO push_files (push_id, position, blob_id, meta, file_key, size, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+			f.PushID, f.Position, f.BlobID, f.MetaSealed, f.KeySealed, f.Size, ms(f.CreatedAt)).Scan(&f.ID)
+		if err != nil {
+			return fmt.Errorf("insert file: %w", err)
+		}
+	}
+	return nil
+}
+
+const fileColumns = `id, push_id, position, blob_id, meta, file_key, size, purge_at, created_at`
+
+func scanFile(row scanner) (*push.File, error) {
+	var (
+		f       push.File
+		purgeAt sql.NullInt64
+		created int64
+	)
+	if err := row.Scan(&f.ID, &f.PushID, &f.Position, &f.BlobID, &f.MetaSealed, &f.KeySealed, &f.Size, &purgeAt, &created); err != nil {
+		return nil, err
+	}
+	if purgeAt.Valid {
+		f.PurgeAt = fromMS(purgeAt.Int64)
+	}
+	f.CreatedAt = fromMS(created)
+	return &f, nil
+}
+
+// FilesOf returns a push's files in upload order.
+func (s *Store) FilesOf(ctx context.Context, pushID int64) ([]*push.File, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+fileColumns+` FROM push_files WHERE push_id = $1 ORDER BY position`, pushID)
+	if err != nil {
+		return nil, fmt.Errorf("list files: %w", err)
+	}
+	defer rows.Close()
+	var files []*push.File
+	for rows.Next() {
+		f, err := scanFile(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list files: %w", err)
+		}
+		files = append(files, f)
+	}
+	return files, rows.Err()
+}
+
+// FileByID loads one file; push.ErrNotFound when it is gone.
+func (s *Store) FileByID(ctx context.Context, id int64) (*push.File, error) {
+	f, err := scanFile(s.r.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM push_files WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, push.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load file: %w", err)
+	}
+	return f, nil
+}
+
+// DueFiles returns up to limit files whose contents are due for deletion.
+func (s *Store) DueFiles(ctx context.Context, now time.Time, limit int) ([]*push.File, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+fileColumns+` FROM push_files
+		WHERE purge_at IS NOT NULL AND purge_at <= $1 ORDER BY purge_at LIMIT $2`, ms(now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("due files: %w", err)
+	}
+	defer rows.Close()
+	var files []*push.File
+	for rows.Next() {
+		f, err := scanFile(rows)
+		if err != nil {
+			return nil, fmt.Errorf("due files: %w", err)
+		}
+		files = append(files, f)
+	}
+	return files, rows.Err()
+}
+
+// DeleteFile removes a file's row (after its blob was deleted).
+func (s *Store) DeleteFile(ctx context.Context, id int64) error {
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM push_files WHERE id = $1`, id); err != nil {
+		return fmt.Errorf("delete file: %w", err)
+	}
+	return nil
+}
+
+// BlobReferenced reports whether a file row names the blob.
+func (s *Store) BlobReferenced(ctx context.Context, blobID string) (bool, error) {
+	var one int
+	err := s.r.QueryRowContext(ctx, `SELECT 1 FROM push_files WHERE blob_id = $1`, blobID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("blob reference: %w", err)
+	}
+	return true, nil
+}
