@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"hush/internal/blob"
 	"hush/internal/push"
 	"hush/internal/secure"
 	"hush/internal/service"
@@ -45,6 +46,9 @@ type harness struct {
 	store *store.Store
 	clock *clock
 	srv   *Server
+
+	filesDir string
+	dbPath   string
 }
 
 // newHarness serves the API over a real SQLite file with a fixed clock.
@@ -52,7 +56,8 @@ type harness struct {
 func newHarness(t *testing.T, configure func(*Server)) *harness {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), "hush.db"))
+	dbPath := filepath.Join(t.TempDir(), "hush.db")
+	st, err := store.OpenSQLite(ctx, dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,12 +77,16 @@ func newHarness(t *testing.T, configure func(*Server)) *harness {
 		Version:        "9.8.7",
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.9.9.9/32")},
 	}
+	filesDir := filepath.Join(t.TempDir(), "files")
+	if s.Service.Files, err = blob.NewDisk(filesDir); err != nil {
+		t.Fatal(err)
+	}
 	if configure != nil {
 		configure(s)
 	}
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
-	return &harness{t: t, url: ts.URL, store: st, clock: clk, srv: s}
+	return &harness{t: t, url: ts.URL, store: st, clock: clk, srv: s, filesDir: filesDir, dbPath: dbPath}
 }
 
 // user creates an account with an API token and returns the token.
@@ -205,3 +214,12 @@ var baseKeys = []string{"expire_after_views", "expired", "url_token", "deletable
 func plus(extra ...string) []string { return append(append([]string{}, baseKeys...), extra...) }
 
 func jsonDecode(res *http.Response, v any) error { return json.NewDecoder(res.Body).Decode(v) }
+
+func mustPush(t *testing.T, h *harness, tok string) *push.Push {
+	t.Helper()
+	p, err := h.store.PushByToken(t.Context(), tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,10 +66,11 @@ func (s *Service) StoreFile(ctx context.Context, name, contentType string, r io.
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	id, err := secure.NewToken(18)
-	if err != nil {
+	var idBytes [16]byte
+	if _, err := rand.Read(idBytes[:]); err != nil {
 		return nil, err
 	}
+	id := hex.EncodeToString(idBytes[:])
 	limit := max(min(s.MaxFileSize, s.MaxPushSize-already), 0)
 	src := &cappedReader{r: r, left: limit}
 	pr, pw := io.Pipe()
@@ -76,7 +78,7 @@ func (s *Service) StoreFile(ctx context.Context, name, contentType string, r io.
 		_, err := secure.SealStream(pw, src, key, contentAD(id))
 		pw.CloseWithError(err)
 	}()
-	_, err = s.Files.Put(ctx, id, pr)
+	_, err := s.Files.Put(ctx, id, pr)
 	pr.CloseWithError(io.ErrClosedPipe) // unblock the sealer if Put stopped early
 	if errors.Is(err, errFileTooLarge) || src.over {
 		s.Files.Delete(ctx, id)
