@@ -253,13 +253,21 @@ func TestKeyRotate(t *testing.T) {
 	dir := t.TempDir()
 	keyA := strings.Repeat("a1", 32)
 	keyB := strings.Repeat("b2", 32)
-	srv := startServe(t, map[string]string{"HUSH_DATA_DIR": dir, "HUSH_MASTER_KEY": keyA})
+	envA := map[string]string{"HUSH_DATA_DIR": dir, "HUSH_MASTER_KEY": keyA}
+	srv := startServe(t, envA)
+	run(t, envA, "", "user", "create", "--email", "k@example.com", "--password", "long enough")
+	_, out, _ := run(t, envA, "", "token", "create", "--email", "k@example.com")
+	apiToken := strings.TrimSpace(out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])
 	var toks []string
 	for _, p := range []map[string]any{
 		{"payload": "plain one", "note": "a note"},
 		{"payload": "guarded", "passphrase": "pass phrase"},
+		{"files": []any{map[string]any{"filename": "k.txt", "content_base64": "a2V5IGZpbGU="}}},
 	} {
-		_, obj := call(t, "POST", srv.url+"/api/v2/pushes", map[string]any{"push": p})
+		status, obj := call(t, "POST", srv.url+"/api/v2/pushes", map[string]any{"push": p}, "Authorization", "Bearer "+apiToken)
+		if status != 201 {
+			t.Fatalf("create: %d %v", status, obj)
+		}
 		toks = append(toks, obj.(map[string]any)["url_token"].(string))
 	}
 	srv.stop(t)
@@ -275,7 +283,8 @@ func TestKeyRotate(t *testing.T) {
 
 	rot := map[string]string{"HUSH_DATA_DIR": dir, "HUSH_MASTER_KEY": keyB, "HUSH_MASTER_KEY_PREVIOUS": keyA}
 	code, out, errOut := run(t, rot, "", "key", "rotate")
-	if code != 0 || !strings.Contains(out, "re-sealed 3 values") {
+	// payloads (3), the note and the file key
+	if code != 0 || !strings.Contains(out, "re-sealed 5 values") {
 		t.Fatalf("key rotate: %d %q %q", code, out, errOut)
 	}
 	if _, out, _ := run(t, rot, "", "key", "rotate"); !strings.Contains(out, "re-sealed 0 values") {
@@ -287,5 +296,16 @@ func TestKeyRotate(t *testing.T) {
 	}
 	if _, got := call(t, "GET", srv2.url+"/api/v2/pushes/"+toks[1]+"?passphrase=pass+phrase", nil); got.(map[string]any)["payload"] != "guarded" {
 		t.Errorf("passphrase push after rotation: %v", got)
+	}
+	_, got := call(t, "GET", srv2.url+"/api/v2/pushes/"+toks[2], nil)
+	link := got.(map[string]any)["files"].([]any)[0].(map[string]any)["url"].(string)
+	res, err := http.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if string(body) != "key file" {
+		t.Errorf("file after rotation: %d %q", res.StatusCode, body)
 	}
 }
