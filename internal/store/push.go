@@ -79,6 +79,9 @@ func (s *Store) CreatePushWithFiles(ctx context.Context, p *push.Push, ev push.E
 			p.URLToken, string(p.Kind), nullInt(p.UserID), p.Name, p.NoteSealed, p.PayloadSealed,
 			p.PassphraseSalt, p.ExpireAfterDays, p.ExpireAfterViews, deletable, b2i(p.RetrievalStep),
 			ms(p.ExpiresAt()), ms(p.CreatedAt)).Scan(&p.ID)
+		if isUniqueViolation(err) {
+			return push.Errorf(push.CodeConflict, "url_token has already been taken")
+		}
 		if err != nil {
 			return fmt.Errorf("insert push: %w", err)
 		}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
 	_ "modernc.org/sqlite" // the embedded default engine
 )
 
@@ -81,7 +82,16 @@ func (s *Store) Migrate(ctx context.Context) ([]int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("migrations: %w", err)
 	}
-	p, err := goose.NewProvider(s.dialect, s.w, sub, goose.WithDisableGlobalRegistry(true))
+	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}
+	if s.dialect == goose.DialectPostgres {
+		// Several instances starting together migrate once: the others wait.
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return nil, fmt.Errorf("migrations: %w", err)
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := goose.NewProvider(s.dialect, s.w, sub, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("migrations: %w", err)
 	}

@@ -25,8 +25,12 @@ func (s *Store) CreateUser(ctx context.Context, email, passwordHash string, now 
 		if !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("check email: %w", err)
 		}
-		return tx.QueryRowContext(ctx, `INSERT INTO users (email, password_hash, created_at, updated_at)
+		err = tx.QueryRowContext(ctx, `INSERT INTO users (email, password_hash, created_at, updated_at)
 			VALUES ($1, $2, $3, $3) RETURNING id`, email, passwordHash, ms(now)).Scan(&u.ID)
+		if isUniqueViolation(err) {
+			return push.Errorf(push.CodeConflict, "a user with email %s already exists", email)
+		}
+		return err
 	})
 	if err != nil {
 		return nil, err
