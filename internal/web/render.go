@@ -33,7 +33,12 @@ var funcs = template.FuncMap{
 		}
 		return many
 	},
-	"add": func(a, b int) int { return a + b },
+	"short": func(token string) string {
+		if len(token) > 6 {
+			return token[:6] + "…"
+		}
+		return token
+	},
 }
 
 func parseTemplates() templates {
