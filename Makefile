@@ -1,4 +1,4 @@
-.PHONY: test run build vet
+.PHONY: test run build vet screenshots
 
 # The whole test suite: vet, then every test under the race detector.
 test:
@@ -15,3 +15,8 @@ build:
 vet:
 	gofmt -l . | (! grep .)
 	go vet ./...
+
+# Regenerate the screenshots of the main pages (needs /usr/bin/chromium).
+screenshots:
+	mkdir -p docs/screenshots
+	HUSH_REQUIRE_ALL=1 HUSH_SCREENSHOTS=$(CURDIR)/docs/screenshots go test -count=1 -run TestBrowserFlows ./internal/web/

@@ -16,6 +16,7 @@ import (
 	"hush/internal/config"
 	"hush/internal/secure"
 	"hush/internal/service"
+	"hush/internal/web"
 )
 
 // serve runs the HTTP service until ctx is cancelled, then shuts down gracefully.
@@ -57,8 +58,17 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		Version:        Version,
 		Log:            log,
 	}
+	webServer := web.New(web.Options{
+		Service:        svc,
+		BaseURL:        cfg.BaseURL,
+		TrustedProxies: cfg.TrustedProxies,
+		DisableSignups: cfg.DisableSignups,
+		DisableLogins:  cfg.DisableLogins,
+		Log:            log,
+	})
 	mux := http.NewServeMux()
 	mux.Handle("/api/", apiServer.Handler())
+	mux.Handle("/", webServer.Handler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "ok")
@@ -82,7 +92,10 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	sweepDone := make(chan struct{})
 	go func() {
 		defer close(sweepDone)
+		sessionsDone := make(chan struct{})
+		go func() { defer close(sessionsDone); webServer.RunCleanup(sweepCtx, cfg.SweepInterval) }()
 		sweepLoop(sweepCtx, svc, cfg, log)
+		<-sessionsDone
 	}()
 
 	errc := make(chan error, 1)

@@ -48,6 +48,8 @@ type Config struct {
 	ShutdownTimeout   time.Duration  // grace period for in-flight requests on shutdown
 	PurgeAfter        time.Duration  // purge expired pushes after this long; 0 disables purging
 	Push              push.Settings  // push limits and defaults from the PWP__ variables
+	DisableSignups    bool           // PWP__DISABLE_SIGNUPS: no self-service sign-up page
+	DisableLogins     bool           // PWP__DISABLE_LOGINS: no web sign-in (API tokens still work)
 }
 
 // serveFlag ties a command-line flag of `hush serve` to its environment variable.
@@ -117,6 +119,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		loadServer,
 		loadMasterKeys,
 		loadTimings,
+		loadWeb,
 	}
 	var errs []error
 	for _, step := range steps {

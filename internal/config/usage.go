@@ -32,6 +32,8 @@ func usageRows() []usageRow {
 		{"HUSH_SHUTDOWN_TIMEOUT", "", defaultShutdownTimeout.String(), "grace period for requests on shutdown (Go duration)"},
 		{"PWP__PURGE_AFTER", "", "disabled", "delete expired pushes after e.g. \"3 months\" (minutes..years)"},
 		{"PWP__ALLOW_ANONYMOUS", "", "true", "allow pushes without an account"},
+		{"PWP__DISABLE_SIGNUPS", "", "false", "hide the sign-up page"},
+		{"PWP__DISABLE_LOGINS", "", "false", "disable web sign-in (API tokens still work)"},
 		{"PWP__ENABLE_FILE_PUSHES", "", "true", "enable file pushes"},
 		{"PWP__ENABLE_URL_PUSHES", "", "true", "enable URL pushes"},
 		{"PWP__ENABLE_QR_PUSHES", "", "true", "enable QR code pushes"},

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -25,8 +27,12 @@ func TestMigrateIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []int64
-	for i := range files {
-		want = append(want, int64(i+1))
+	for _, f := range files {
+		v, err := strconv.ParseInt(strings.SplitN(f.Name(), "_", 2)[0], 10, 64)
+		if err != nil {
+			t.Fatalf("migration %s: %v", f.Name(), err)
+		}
+		want = append(want, v)
 	}
 	if len(want) == 0 || !slices.Equal(applied, want) {
 		t.Fatalf("first Migrate applied %v, want %v", applied, want)

@@ -1,0 +1,52 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// FindSession returns the data of the session whose token digest is digest,
+// if it exists and has not expired at now.
+func (s *Store) FindSession(ctx context.Context, digest string, now time.Time) ([]byte, bool, error) {
+	var data []byte
+	err := s.r.QueryRowContext(ctx, `SELECT data FROM sessions WHERE token = $1 AND expiry > $2`,
+		digest, ms(now)).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("find session: %w", err)
+	}
+	return data, true, nil
+}
+
+// CommitSession inserts or replaces a session.
+func (s *Store) CommitSession(ctx context.Context, digest string, data []byte, expiry time.Time) error {
+	_, err := s.w.ExecContext(ctx, `INSERT INTO sessions (token, data, expiry) VALUES ($1, $2, $3)
+		ON CONFLICT (token) DO UPDATE SET data = excluded.data, expiry = excluded.expiry`,
+		digest, data, ms(expiry))
+	if err != nil {
+		return fmt.Errorf("commit session: %w", err)
+	}
+	return nil
+}
+
+// DeleteSession removes a session; a missing one is not an error.
+func (s *Store) DeleteSession(ctx context.Context, digest string) error {
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE token = $1`, digest); err != nil {
+		return fmt.Errorf("delete session: %w", err)
+	}
+	return nil
+}
+
+// DeleteExpiredSessions removes the sessions expired at now and returns how many.
+func (s *Store) DeleteExpiredSessions(ctx context.Context, now time.Time) (int64, error) {
+	res, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE expiry <= $1`, ms(now))
+	if err != nil {
+		return 0, fmt.Errorf("delete expired sessions: %w", err)
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,82 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"hush/internal/push"
+	"hush/internal/service"
+)
+
+// auditRow is one audit entry.
+type auditRow struct {
+	At        time.Time
+	Kind      string
+	IP        string
+	UserAgent string
+	Referrer  string
+}
+
+// auditView is what audit.html shows.
+type auditView struct {
+	Token     string
+	URL       string
+	Name      string
+	Note      string
+	Kind      string
+	Created   time.Time
+	Expired   bool
+	ExpiredOn time.Time
+	DaysLeft  int
+	ViewsLeft int
+	Rows      []auditRow
+	Page      int
+	Prev      int
+	Next      int
+}
+
+// audit serves GET /p/{token}/audit?page=N: the audit log of one of the
+// signed-in user's pushes, oldest first, with "Expire now" while active.
+func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
+	u := s.requireUser(w, r)
+	if u == nil {
+		return
+	}
+	n := pageParam(r)
+	p, events, err := s.Service.Audit(r.Context(), r.PathValue("token"), u, n)
+	if push.ErrorCode(err) == push.CodeForbidden {
+		s.renderError(w, r, http.StatusForbidden, "Not your push", "Only the creator of a push can read its audit log.")
+		return
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	note, err := s.Service.Note(p)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := auditView{
+		Token:     p.URLToken,
+		URL:       s.secretURL(r, p),
+		Name:      p.Name,
+		Note:      note,
+		Kind:      string(p.Kind),
+		Created:   p.CreatedAt,
+		Expired:   p.Expired,
+		ExpiredOn: p.ExpiredOn,
+		DaysLeft:  p.DaysRemaining(s.Service.Now()),
+		ViewsLeft: p.ViewsRemaining(),
+		Page:      n,
+		Prev:      n - 1,
+	}
+	if len(events) == service.PageSize && n < service.MaxPage {
+		v.Next = n + 1
+	}
+	for _, e := range events {
+		v.Rows = append(v.Rows, auditRow{At: e.CreatedAt, Kind: e.Kind.String(), IP: e.IP,
+			UserAgent: e.UserAgent, Referrer: e.Referrer})
+	}
+	s.render(w, r, "audit.html", page{Title: "Audit log", User: u, Data: v})
+}

@@ -1,0 +1,176 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"hush/internal/push"
+	"hush/internal/service"
+)
+
+func createForm(kind, payload string, extra ...string) url.Values {
+	f := url.Values{"kind": {kind}, "payload": {payload}, "expire_after_days": {"3"}, "expire_after_views": {"2"},
+		"retrieval_step": {"on"}, "deletable_by_viewer": {"on"}}
+	for i := 0; i+1 < len(extra); i += 2 {
+		f.Set(extra[i], extra[i+1])
+	}
+	return f
+}
+
+func TestCreateAnonymousAndPreview(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.client()
+	form := c.get("/")
+	form.expect(t, http.StatusOK)
+	form.has(t, "<title>Share a secret · Hush</title>", `<label for="payload">Secret</label>`, `data-generate="payload"`,
+		`min="1" max="90"`, `href="/?kind=url"`, `href="/?kind=qr"`, `name="retrieval_step" checked`)
+	form.lacks(t, `id="note"`, `value="file"`)
+	c.get("/?kind=url").has(t, `type="url" id="payload"`)
+	c.get("/?kind=qr").has(t, `maxlength="1024"`)
+
+	r := c.post("/", createForm("text", "hunter2"))
+	if r.status != http.StatusSeeOther || !strings.HasSuffix(r.header.Get("Location"), "/preview") {
+		t.Fatalf("create: %d %q\n%s", r.status, r.header.Get("Location"), r.body)
+	}
+	tok := strings.TrimSuffix(strings.TrimPrefix(r.header.Get("Location"), "/p/"), "/preview")
+	p, err := h.svc.Store.PushByToken(context.Background(), tok)
+	if err != nil || p.ExpireAfterDays != 3 || p.ExpireAfterViews != 2 || !p.RetrievalStep || !*p.DeletableByViewer || p.UserID != 0 {
+		t.Fatalf("stored push %+v, %v", p, err)
+	}
+	pv := c.get(r.header.Get("Location"))
+	pv.expect(t, http.StatusOK)
+	pv.has(t, `value="`+h.url+`/p/`+tok+`/r"`, `data-copy="secret-url"`, `<svg xmlns="http://www.w3.org/2000/svg" class="qr"`)
+	pv.lacks(t, "hunter2")
+	// Anyone else gets the expired page for the preview.
+	other := h.client().get("/p/" + tok + "/preview")
+	other.expect(t, http.StatusOK)
+	other.has(t, "This secret link has expired")
+
+	// Unchecked boxes mean false, not the defaults.
+	r = c.post("/", url.Values{"kind": {"text"}, "payload": {"x"}, "expire_after_days": {"1"}, "expire_after_views": {"1"}})
+	tok = strings.TrimSuffix(strings.TrimPrefix(r.header.Get("Location"), "/p/"), "/preview")
+	p, _ = h.svc.Store.PushByToken(context.Background(), tok)
+	if p.RetrievalStep || *p.DeletableByViewer {
+		t.Errorf("unchecked boxes stored as retrieval %v, deletable %v", p.RetrievalStep, *p.DeletableByViewer)
+	}
+	c.get("/p/"+tok+"/preview").has(t, `value="`+h.url+`/p/`+tok+`"`)
+}
+
+func TestCreateKindsAndErrors(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.client()
+	r := c.post("/", createForm("url", "https://example.org/x"))
+	if r.status != http.StatusSeeOther {
+		t.Fatalf("url create: %d\n%s", r.status, r.body)
+	}
+	r = c.post("/", createForm("qr", "qr text", "passphrase", "pp"))
+	if r.status != http.StatusSeeOther {
+		t.Fatalf("qr create: %d\n%s", r.status, r.body)
+	}
+	c.get(r.header.Get("Location")).has(t, "needs its passphrase")
+
+	bad := c.post("/", createForm("url", "javascript:alert(1)", "expire_after_days", "500"))
+	bad.expect(t, http.StatusUnprocessableEntity)
+	bad.has(t, "must be a valid HTTP or HTTPS URL.", "must be between 1 and 90", `value="javascript:alert(1)"`)
+	empty := c.post("/", createForm("text", "  "))
+	empty.expect(t, http.StatusUnprocessableEntity)
+	empty.has(t, "Payload is required.")
+}
+
+func TestCreateFollowsSettings(t *testing.T) {
+	h := newHarness(t, func(_ *Options, s *push.Settings) {
+		s.AllowAnonymous = false
+		s.EnableURLPushes = false
+		s.Text.EnableRetrievalStep = false
+		s.Text.ExpireAfterDaysMax = 30
+	})
+	anon := h.client()
+	home := anon.get("/")
+	home.expect(t, http.StatusOK)
+	home.has(t, "signed-in users only")
+	anon.post("/", createForm("text", "x")).expect(t, http.StatusUnauthorized)
+
+	c := h.signUp("set@example.com", "password one")
+	form := c.get("/")
+	form.has(t, `max="30"`, `id="note"`)
+	form.lacks(t, `href="/?kind=url"`, `name="retrieval_step"`)
+	if r := c.get("/?kind=url"); strings.Contains(r.body, `type="url" id="payload"`) {
+		t.Error("a disabled kind is offered")
+	}
+	r := c.post("/", createForm("text", "signed", "note", "for me", "name", "db password"))
+	if r.status != http.StatusSeeOther {
+		t.Fatalf("create: %d\n%s", r.status, r.body)
+	}
+	tok := strings.TrimSuffix(strings.TrimPrefix(r.header.Get("Location"), "/p/"), "/preview")
+	p, _ := h.svc.Store.PushByToken(context.Background(), tok)
+	if p.UserID == 0 || p.RetrievalStep || p.Name != "db password" {
+		t.Errorf("stored %+v", p)
+	}
+	pv := c.get("/p/" + tok + "/preview")
+	pv.has(t, `href="/p/`+tok+`/audit"`)
+	// The owner sees the preview from a fresh session too.
+	c2 := h.client()
+	c2.post("/users/sign_in", url.Values{"email": {"set@example.com"}, "password": {"password one"}})
+	c2.get("/p/"+tok+"/preview").has(t, `/p/`+tok+`"`)
+}
+
+func TestDashboardPagingAndExpire(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.signUp("dash@example.com", "password one")
+	u := h.user("dash@example.com")
+	var toks []string
+	for i := range service.PageSize + 3 {
+		toks = append(toks, h.create(u, push.Params{"payload": "p", "name": fmt.Sprintf("push-%02d", i)}))
+		h.clock.Advance(1000)
+	}
+	h.create(nil, push.Params{"payload": "not mine", "name": "stranger"})
+
+	d := c.get("/dashboard")
+	d.expect(t, http.StatusOK)
+	d.has(t, "push-52", "push-03", `href="/dashboard?page=2"`, `href="/p/`+toks[52]+`/audit"`, "Expire now")
+	d.lacks(t, "push-02<", "stranger", `rel="prev"`)
+	d2 := c.get("/dashboard?page=2")
+	d2.has(t, "push-02", "push-00", `href="/dashboard?page=1"`)
+	d2.lacks(t, "push-03<", `rel="next"`)
+
+	ex := c.post("/p/"+toks[0]+"/expire", nil)
+	if ex.status != http.StatusSeeOther || ex.header.Get("Location") != "/p/"+toks[0]+"/audit" {
+		t.Errorf("owner expire: %d %q", ex.status, ex.header.Get("Location"))
+	}
+	e := c.get("/dashboard?tab=expired")
+	e.has(t, "push-00")
+	e.lacks(t, "push-01<")
+	c.get("/dashboard?page=abc").expect(t, http.StatusOK)
+}
+
+func TestAuditPage(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.signUp("aud@example.com", "password one")
+	u := h.user("aud@example.com")
+	tok := h.create(u, push.Params{"payload": "p", "note": "my note", "name": "audited"})
+	viewer := h.client()
+	req := mustReq(t, http.MethodGet, h.url+"/p/"+tok)
+	req.Header.Set("User-Agent", "<script>agent</script>")
+	viewer.do(req)
+
+	a := c.get("/p/" + tok + "/audit")
+	a.expect(t, http.StatusOK)
+	a.has(t, "Audit log: audited", "my note", "<td>creation</td>", "<td>view</td>",
+		"&lt;script&gt;agent&lt;/script&gt;", `action="/p/`+tok+`/expire"`)
+	a.lacks(t, "<script>agent")
+
+	// Not the owner, not signed in, unknown push.
+	other := h.signUp("other@example.com", "password one")
+	other.get("/p/"+tok+"/audit").expect(t, http.StatusForbidden)
+	if r := h.client().get("/p/" + tok + "/audit"); r.status != http.StatusSeeOther {
+		t.Errorf("anonymous audit: %d", r.status)
+	}
+	c.get("/p/nope/audit").has(t, "This secret link has expired")
+	// Other users cannot expire it either when not deletable.
+	keep := h.create(u, push.Params{"payload": "p", "deletable_by_viewer": "false"})
+	other.post("/p/"+keep+"/expire", nil).expect(t, http.StatusForbidden)
+}

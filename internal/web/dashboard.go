@@ -1,0 +1,66 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"hush/internal/service"
+)
+
+// dashboardRow is one push in the dashboard.
+type dashboardRow struct {
+	Token     string
+	Name      string
+	Kind      string
+	Created   time.Time
+	ExpiredOn time.Time
+	DaysLeft  int
+	ViewsLeft int
+	Views     int
+	MaxViews  int
+}
+
+// dashboardView is what dashboard.html shows.
+type dashboardView struct {
+	Expired bool
+	Rows    []dashboardRow
+	Page    int
+	Prev    int // 0 when there is no previous page
+	Next    int // 0 when there is no next page
+}
+
+// dashboard serves GET /dashboard?tab=active|expired&page=N: the signed-in
+// user's pushes, newest first, 50 per page.
+func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
+	u := s.requireUser(w, r)
+	if u == nil {
+		return
+	}
+	expired := r.URL.Query().Get("tab") == "expired"
+	n := pageParam(r)
+	list, err := s.Service.List(r.Context(), u, expired, n)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	now := s.Service.Now()
+	v := dashboardView{Expired: expired, Page: n, Prev: n - 1}
+	if len(list) == service.PageSize && n < service.MaxPage {
+		v.Next = n + 1
+	}
+	for _, l := range list {
+		p := l.Push
+		v.Rows = append(v.Rows, dashboardRow{
+			Token:     p.URLToken,
+			Name:      p.Name,
+			Kind:      string(p.Kind),
+			Created:   p.CreatedAt,
+			ExpiredOn: p.ExpiredOn,
+			DaysLeft:  p.DaysRemaining(now),
+			ViewsLeft: p.ViewsRemaining(),
+			Views:     p.ViewCount,
+			MaxViews:  p.ExpireAfterViews,
+		})
+	}
+	s.render(w, r, "dashboard.html", page{Title: "Dashboard", User: u, Data: v})
+}

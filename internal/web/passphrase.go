@@ -1,0 +1,64 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"hush/internal/push"
+	"hush/internal/service"
+)
+
+// passphraseForm serves GET /p/{token}/passphrase.
+func (s *Server) passphraseForm(w http.ResponseWriter, r *http.Request) {
+	token := r.PathValue("token")
+	p, err := s.Service.Lookup(r.Context(), token)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if p.Expired || p.LimitsReached(s.Service.Now()) {
+		s.expiredPage(w, r)
+		return
+	}
+	if !p.HasPassphrase {
+		redirect(w, r, "/p/"+token)
+		return
+	}
+	s.render(w, r, "passphrase.html", page{Title: "Passphrase required", Data: token})
+}
+
+// passphraseSubmit serves POST /p/{token}/passphrase: a correct passphrase
+// shows the secret in this very response (it is never put in a cookie or a
+// URL); a wrong one shows the form again. Guessing limits are the service's,
+// shared with the API (D8).
+func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) {
+	token := r.PathValue("token")
+	if err := parseForm(w, r); err != nil {
+		s.renderError(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
+		return
+	}
+	again := func(status int, msg string, e *push.Error) {
+		p := page{Title: "Passphrase required", Data: token, Error: msg, Status: status}
+		if e != nil {
+			p.RetryAfter = e.RetryAfter
+		}
+		s.render(w, r, "passphrase.html", p)
+	}
+	pass := r.PostForm.Get("passphrase")
+	if pass == "" {
+		again(http.StatusUnprocessableEntity, "Please enter the passphrase.", nil)
+		return
+	}
+	res, err := s.Service.Retrieve(r.Context(), token, pass, s.currentUser(r), s.meta(r))
+	var e *push.Error
+	switch {
+	case errors.Is(err, service.ErrPassphrase):
+		again(http.StatusUnauthorized, "That passphrase is incorrect. Please try again.", nil)
+	case errors.As(err, &e) && e.Code == push.CodeTooMany:
+		again(http.StatusTooManyRequests, e.Message, e)
+	case err != nil:
+		s.fail(w, r, err)
+	default:
+		s.showRetrieval(w, r, res)
+	}
+}

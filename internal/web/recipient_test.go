@@ -1,0 +1,200 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"hush/internal/push"
+)
+
+func TestRetrievalStepUsesNoView(t *testing.T) {
+	h := newHarness(t, nil)
+	tok := h.create(nil, push.Params{"payload": "s3cret-value", "expire_after_views": "1"})
+	c := h.client()
+	for range 3 {
+		r := c.get("/p/" + tok + "/r")
+		r.expect(t, http.StatusOK)
+		r.has(t, "<title>You have been sent a secret · Hush</title>", `href="/p/`+tok+`"`, "Reveal the secret")
+		r.lacks(t, "s3cret-value")
+	}
+	r := c.get("/p/" + tok)
+	r.expect(t, http.StatusOK)
+	r.has(t, "s3cret-value", `class="secret blurred"`, "Copy to clipboard",
+		"expires in 7 days or 0 more views")
+	// No views remain, so there is nothing left to delete.
+	r.lacks(t, "<script>", "style=", "Delete this secret now")
+	// The last view is used up: the link is expired now, on both pages.
+	exp := c.get("/p/" + tok)
+	exp.expect(t, http.StatusOK)
+	exp.has(t, "This secret link has expired")
+	exp.lacks(t, "s3cret-value")
+	step := c.get("/p/" + tok + "/r")
+	step.has(t, "This secret link has expired")
+}
+
+func TestExpiredAndUnknownAreIdentical(t *testing.T) {
+	h := newHarness(t, nil)
+	tok := h.create(nil, push.Params{"payload": "x", "expire_after_views": "1"})
+	c := h.client()
+	c.get("/p/" + tok)
+	for _, path := range []string{"/p/" + tok, "/p/" + tok + "/r", "/p/" + tok + "/passphrase"} {
+		expired := c.get(path)
+		unknown := c.get(strings.Replace(path, tok, "no-such-token", 1))
+		expired.expect(t, http.StatusOK)
+		unknown.expect(t, http.StatusOK)
+		if expired.body != unknown.body {
+			t.Errorf("%s: expired and unknown pages differ:\n%s\n---\n%s", path, expired.body, unknown.body)
+		}
+		expired.has(t, "<h1>This secret link has expired</h1>")
+	}
+	// Expiry by days too.
+	tok2 := h.create(nil, push.Params{"payload": "x", "expire_after_days": "1"})
+	h.clock.Advance(25 * time.Hour)
+	c.get("/p/"+tok2+"/r").has(t, "This secret link has expired")
+	c.get("/p/"+tok2).has(t, "This secret link has expired")
+}
+
+func TestShowKinds(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.client()
+
+	u := h.create(nil, push.Params{"kind": "url", "payload": "https://example.com/next?a=1"})
+	r := c.get("/p/" + u)
+	if r.status != http.StatusSeeOther || r.header.Get("Location") != "https://example.com/next?a=1" {
+		t.Errorf("url push: %d to %q", r.status, r.header.Get("Location"))
+	}
+	checkSecurityHeaders(t, r.header)
+
+	q := h.create(nil, push.Params{"kind": "qr", "payload": "WIFI:S:home;T:WPA;P:pw;;", "deletable_by_viewer": "false"})
+	r = c.get("/p/" + q)
+	r.expect(t, http.StatusOK)
+	r.has(t, `<svg xmlns="http://www.w3.org/2000/svg" class="qr"`, `<rect x=`, "Scan this QR code")
+	r.lacks(t, "WIFI:S:home", "Delete this secret now")
+
+	txt := h.create(nil, push.Params{"payload": "<b>not bold</b>", "retrieval_step": "false"})
+	r = c.get("/p/" + txt)
+	r.has(t, "&lt;b&gt;not bold&lt;/b&gt;", "or 4 more views", "Delete this secret now")
+
+	if r := c.do(mustReq(t, http.MethodHead, h.url+"/p/"+txt)); r.status != http.StatusMethodNotAllowed {
+		t.Errorf("HEAD: %d", r.status)
+	}
+	if r := c.get("/p/" + txt); !strings.Contains(r.body, "or 3 more views") {
+		t.Errorf("HEAD counted a view, or the count is wrong:\n%s", r.body)
+	}
+}
+
+func mustReq(t *testing.T, method, u string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(method, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+func TestDeleteByViewer(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.client()
+	tok := h.create(nil, push.Params{"payload": "bye"})
+	r := c.post("/p/"+tok+"/expire", nil)
+	r.expect(t, http.StatusOK)
+	r.has(t, "The secret has been deleted")
+	c.get("/p/"+tok).has(t, "This secret link has expired")
+
+	keep := h.create(nil, push.Params{"payload": "stay", "deletable_by_viewer": "false"})
+	r = c.post("/p/"+keep+"/expire", nil)
+	r.expect(t, http.StatusForbidden)
+	c.get("/p/"+keep).has(t, "stay")
+}
+
+func TestCrossOriginPostRefused(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.client()
+	tok := h.create(nil, push.Params{"payload": "keep me"})
+	for _, hdr := range [][]string{
+		{"Sec-Fetch-Site", "cross-site"},
+		{"Origin", "https://evil.example"},
+	} {
+		r := c.post("/p/"+tok+"/expire", nil, hdr...)
+		r.expect(t, http.StatusForbidden)
+		r.has(t, "sent from another site")
+	}
+	// Same-origin browser requests pass.
+	r := c.post("/p/"+tok+"/expire", nil, "Sec-Fetch-Site", "same-origin", "Origin", h.url)
+	r.has(t, "The secret has been deleted")
+}
+
+func TestPassphraseFlow(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.client()
+	tok := h.create(nil, push.Params{"payload": "behind a door", "passphrase": "open sesame", "retrieval_step": "false"})
+	r := c.get("/p/" + tok)
+	if r.status != http.StatusFound || r.header.Get("Location") != "/p/"+tok+"/passphrase" {
+		t.Fatalf("show of a protected push: %d %q", r.status, r.header.Get("Location"))
+	}
+	form := c.get("/p/" + tok + "/passphrase")
+	form.expect(t, http.StatusOK)
+	form.has(t, `<label for="passphrase">Passphrase</label>`, `action="/p/`+tok+`/passphrase"`)
+
+	wrong := c.post("/p/"+tok+"/passphrase", url.Values{"passphrase": {"guess"}})
+	wrong.expect(t, http.StatusUnauthorized)
+	wrong.has(t, "That passphrase is incorrect")
+	wrong.lacks(t, "behind a door")
+	empty := c.post("/p/"+tok+"/passphrase", url.Values{})
+	empty.expect(t, http.StatusUnprocessableEntity)
+
+	right := c.post("/p/"+tok+"/passphrase", url.Values{"passphrase": {"open sesame"}})
+	right.expect(t, http.StatusOK)
+	right.has(t, "behind a door", "or 4 more views")
+	for _, ck := range right.header.Values("Set-Cookie") {
+		if strings.Contains(ck, "sesame") {
+			t.Errorf("passphrase in a cookie: %s", ck)
+		}
+	}
+}
+
+func TestPassphraseGuessLimit(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.client()
+	tok := h.create(nil, push.Params{"payload": "p", "passphrase": "right"})
+	for i := range 5 {
+		if r := c.post("/p/"+tok+"/passphrase", url.Values{"passphrase": {"wrong"}}); r.status != http.StatusUnauthorized {
+			t.Fatalf("attempt %d: %d", i+1, r.status)
+		}
+	}
+	r := c.post("/p/"+tok+"/passphrase", url.Values{"passphrase": {"right"}})
+	r.expect(t, http.StatusTooManyRequests)
+	r.has(t, "Too many passphrase attempts")
+	if r.header.Get("Retry-After") == "" {
+		t.Error("no Retry-After")
+	}
+	r.lacks(t, ">p</pre>")
+	h.clock.Advance(time.Minute)
+	c.post("/p/"+tok+"/passphrase", url.Values{"passphrase": {"right"}}).expect(t, http.StatusOK)
+}
+
+func TestStaticAndNotFound(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.client()
+	for path, ctype := range map[string]string{
+		"/static/style.css": "text/css", "/static/app.js": "text/javascript", "/static/icon.svg": "image/svg+xml",
+	} {
+		r := c.get(path)
+		if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), ctype) {
+			t.Errorf("%s: %d %q", path, r.status, r.header.Get("Content-Type"))
+		}
+		if r.header.Get("Content-Security-Policy") != CSP {
+			t.Errorf("%s: no CSP", path)
+		}
+	}
+	r := c.get("/no/such/page")
+	r.expect(t, http.StatusNotFound)
+	r.has(t, "Page not found")
+	// The API keeps its own JSON answers.
+	if r := c.get("/api/v2/nothing"); !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+		t.Errorf("API 404 is not JSON: %q", r.header.Get("Content-Type"))
+	}
+}

@@ -1,0 +1,159 @@
+package web
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"hush/internal/push"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+// templates maps a page file name to its template set (layout + page).
+type templates map[string]*template.Template
+
+var funcs = template.FuncMap{
+	"date": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format("2006-01-02 15:04 UTC")
+	},
+	"plural": func(n int, one, many string) string {
+		if n == 1 {
+			return one
+		}
+		return many
+	},
+	"short": func(token string) string {
+		if len(token) > 6 {
+			return token[:6] + "…"
+		}
+		return token
+	},
+}
+
+func parseTemplates() templates {
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	t := templates{}
+	for _, n := range names {
+		base := strings.TrimPrefix(n, "templates/")
+		if base == "layout.html" {
+			continue
+		}
+		t[base] = template.Must(template.New(base).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n))
+	}
+	return t
+}
+
+// page is what every template receives.
+type page struct {
+	Title      string
+	User       *push.User
+	SignUps    bool // the sign-up link is shown
+	SignIns    bool // the sign-in link is shown
+	Error      string
+	Data       any
+	Status     int
+	RetryAfter time.Duration
+}
+
+// render writes a page with the status p.Status (200 when 0).
+func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p page) {
+	if p.User == nil {
+		p.User = s.currentUser(r)
+	}
+	p.SignUps = !s.DisableSignups
+	p.SignIns = !s.DisableLogins
+	var buf bytes.Buffer
+	t, ok := s.pages[name]
+	if !ok {
+		s.Log.Error("missing template", "name", name)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	if err := t.ExecuteTemplate(&buf, "layout", p); err != nil {
+		s.Log.Error("render page", "name", name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if p.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int((p.RetryAfter+time.Second-1)/time.Second)))
+	}
+	if p.Status == 0 {
+		p.Status = http.StatusOK
+	}
+	w.WriteHeader(p.Status)
+	w.Write(buf.Bytes())
+}
+
+// renderError shows a message page.
+func (s *Server) renderError(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
+	s.render(w, r, "message.html", page{Title: title, Status: status, Data: msg})
+}
+
+// expiredPage is the one page for expired and unknown links (200), so that a
+// link's existence is never revealed.
+func (s *Server) expiredPage(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, "expired.html", page{Title: "This secret link has expired"})
+}
+
+// fail maps an error to a page: the one place where codes meet statuses.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var e *push.Error
+	if !errors.As(err, &e) {
+		s.Log.Error("web request failed", "path", redact(r.URL.Path), "err", err)
+		s.renderError(w, r, http.StatusInternalServerError, "Something went wrong",
+			"The server could not complete this request. Please try again later.")
+		return
+	}
+	switch e.Code {
+	case push.CodeNotFound:
+		s.expiredPage(w, r)
+	case push.CodeUnauthenticated:
+		s.renderError(w, r, http.StatusUnauthorized, "Sign in required", e.Message)
+	case push.CodeForbidden:
+		s.renderError(w, r, http.StatusForbidden, "Not allowed", e.Message)
+	case push.CodeTooMany:
+		s.render(w, r, "message.html", page{Title: "Too many attempts", Status: http.StatusTooManyRequests,
+			Data: e.Message, RetryAfter: e.RetryAfter})
+	case push.CodeTooLarge:
+		s.renderError(w, r, http.StatusRequestEntityTooLarge, "Too large", "The form was too large.")
+	default:
+		s.renderError(w, r, http.StatusBadRequest, "Bad request", e.Error())
+	}
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.renderError(w, r, http.StatusNotFound, "Page not found", "There is no page at this address.")
+}
+
+// redirect answers 303 See Other, the right answer to a form POST.
+func redirect(w http.ResponseWriter, r *http.Request, to string) {
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// redact hides the url_token of a path in logs: a token is a capability.
+func redact(p string) string {
+	rest, ok := strings.CutPrefix(p, "/p/")
+	if !ok {
+		return p
+	}
+	_, tail, _ := strings.Cut(rest, "/")
+	if tail != "" {
+		tail = "/" + tail
+	}
+	return "/p/:token" + tail
+}

@@ -1,0 +1,166 @@
+// Package web serves the HTML pages of Hush: the recipient's pages of a
+// secret link, the create form, accounts, the dashboard and audit logs. It
+// authenticates by session cookie (never the API's tokens) and guards every
+// state change with http.CrossOriginProtection.
+package web
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+
+	"hush/internal/service"
+)
+
+// Server holds what the pages need. Build it with New.
+type Server struct {
+	Service        *service.Service
+	BaseURL        string // fixed origin for secret URLs; "" = from the request
+	TrustedProxies []netip.Prefix
+	DisableSignups bool
+	DisableLogins  bool
+	Log            *slog.Logger
+
+	sessions *scs.SessionManager
+	store    *sessionStore
+	limiter  *signInLimiter
+	pages    templates
+}
+
+// Options configure New.
+type Options struct {
+	Service        *service.Service
+	BaseURL        string
+	TrustedProxies []netip.Prefix
+	DisableSignups bool
+	DisableLogins  bool
+	Log            *slog.Logger
+}
+
+// Session lifetimes: a session ends after two idle hours (the reference's
+// login_session_timeout) and at the latest after a day.
+const (
+	sessionIdle     = 2 * time.Hour
+	sessionLifetime = 24 * time.Hour
+)
+
+// New builds the web server and its session manager.
+func New(o Options) *Server {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		Service:        o.Service,
+		BaseURL:        o.BaseURL,
+		TrustedProxies: o.TrustedProxies,
+		DisableSignups: o.DisableSignups,
+		DisableLogins:  o.DisableLogins,
+		Log:            o.Log,
+		limiter:        newSignInLimiter(),
+		pages:          parseTemplates(),
+	}
+	s.store = &sessionStore{st: o.Service.Store, now: o.Service.Now}
+	sm := scs.New()
+	sm.Store = s.store
+	sm.IdleTimeout = sessionIdle
+	sm.Lifetime = sessionLifetime
+	sm.Cookie.Name = "hush_session"
+	sm.Cookie.HttpOnly = true
+	sm.Cookie.SameSite = http.SameSiteLaxMode
+	sm.Cookie.Secure = strings.HasPrefix(o.BaseURL, "https://")
+	sm.Cookie.Path = "/"
+	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) { s.fail(w, r, err) }
+	s.sessions = sm
+	return s
+}
+
+// Handler returns every page route. Mount it for all paths outside /api/.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /static/", staticHandler())
+
+	// Recipient side.
+	mux.HandleFunc("GET /p/{token}/r", s.retrievalStep)
+	mux.HandleFunc("GET /p/{token}", s.show)
+	mux.HandleFunc("GET /p/{token}/passphrase", s.passphraseForm)
+	mux.HandleFunc("POST /p/{token}/passphrase", s.passphraseSubmit)
+	mux.HandleFunc("POST /p/{token}/expire", s.expire)
+
+	// Creator side.
+	mux.HandleFunc("GET /{$}", s.createForm)
+	mux.HandleFunc("POST /{$}", s.createSubmit)
+	mux.HandleFunc("GET /p/{token}/preview", s.preview)
+	mux.HandleFunc("GET /p/{token}/audit", s.audit)
+	mux.HandleFunc("GET /dashboard", s.dashboard)
+
+	// Accounts.
+	mux.HandleFunc("GET /users/sign_up", s.signUpForm)
+	mux.HandleFunc("POST /users/sign_up", s.signUpSubmit)
+	mux.HandleFunc("GET /users/sign_in", s.signInForm)
+	mux.HandleFunc("POST /users/sign_in", s.signInSubmit)
+	mux.HandleFunc("POST /users/sign_out", s.signOut)
+	mux.HandleFunc("GET /users/token", s.tokenPage)
+	mux.HandleFunc("POST /users/token", s.tokenRegenerate)
+	mux.HandleFunc("GET /users/edit", s.accountForm)
+	mux.HandleFunc("POST /users/password", s.changePassword)
+	mux.HandleFunc("POST /users/delete", s.deleteAccount)
+
+	mux.HandleFunc("/", s.notFound)
+
+	csrf := http.NewCrossOriginProtection()
+	if s.BaseURL != "" {
+		// Behind a proxy that rewrites Host, the public origin still counts.
+		_ = csrf.AddTrustedOrigin(s.BaseURL)
+	}
+	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.renderError(w, r, http.StatusForbidden, "Request refused",
+			"This form was sent from another site, so it was refused. Go back, reload the page and try again.")
+	}))
+	return securityHeaders(s.sessions.LoadAndSave(csrf.Handler(mux)))
+}
+
+// CSP is the Content-Security-Policy of every page: scripts, styles and
+// images only from this origin, nothing inline, never framed.
+const CSP = "default-src 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// securityHeaders marks every response as uncacheable, unindexed and
+// unframeable, and applies the CSP. Static assets may be cached.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", CSP)
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Robots-Tag", "noindex, nofollow")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		if strings.HasPrefix(r.URL.Path, "/static/") {
+			h.Set("Cache-Control", "public, max-age=3600")
+		} else {
+			h.Set("Cache-Control", "no-store")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// RunCleanup deletes expired sessions every interval until ctx ends.
+func (s *Server) RunCleanup(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if n, err := s.Service.Store.DeleteExpiredSessions(ctx, s.Service.Now()); err != nil && ctx.Err() == nil {
+			s.Log.Error("session cleanup failed", "err", err)
+		} else if n > 0 {
+			s.Log.Debug("deleted expired sessions", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
