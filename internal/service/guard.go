@@ -1,11 +1,56 @@
 package service
 
 import (
-	"sync"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"time"
 
 	"hush/internal/push"
 )
+
+// Rule is one rate limit: at most Limit events per Window in Bucket.
+type Rule struct {
+	Bucket string
+	Limit  int
+	Window time.Duration
+}
+
+// bucket names a counter by a digest of its parts, so the table holds no
+// address, email or token.
+func bucket(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Wait returns how long until every rule allows one more event (0: now).
+// Counters live in the database, so all instances share them.
+func (s *Service) Wait(ctx context.Context, now time.Time, rules ...Rule) (time.Duration, error) {
+	var wait time.Duration
+	for _, r := range rules {
+		times, err := s.Store.RecentEvents(ctx, r.Bucket, now.Add(-r.Window+time.Millisecond), r.Limit)
+		if err != nil {
+			return 0, err
+		}
+		if len(times) >= r.Limit {
+			wait = max(wait, times[r.Limit-1].Add(r.Window).Sub(now))
+		}
+	}
+	return wait, nil
+}
+
+// Hit records one event under every rule.
+func (s *Service) Hit(ctx context.Context, now time.Time, rules ...Rule) error {
+	buckets := make([]string, len(rules))
+	for i, r := range rules {
+		buckets[i] = r.Bucket
+	}
+	return s.Store.AddEvents(ctx, now, buckets...)
+}
 
 // Passphrase guessing limits (D8): failed attempts only.
 const (
@@ -13,76 +58,50 @@ const (
 	guessPerClientWindow = time.Minute
 	guessPerPush         = 20
 	guessPerPushWindow   = time.Hour
-	guardMaxKeys         = 100000
 )
 
-// passphraseGuard counts failed passphrase attempts per (push, client IP) and
-// per push. A stranger's guesses lock out the real recipient only when the
-// whole-push cap is reached.
-type passphraseGuard struct {
-	mu      sync.Mutex
-	perIP   map[string][]time.Time
-	perPush map[string][]time.Time
+func passphraseRules(token, ip string) []Rule {
+	return []Rule{
+		{bucket("passphrase-client", token, ip), guessPerClient, guessPerClientWindow},
+		{bucket("passphrase-push", token), guessPerPush, guessPerPushWindow},
+	}
 }
 
-func newPassphraseGuard() *passphraseGuard {
-	return &passphraseGuard{perIP: map[string][]time.Time{}, perPush: map[string][]time.Time{}}
-}
-
-// check returns a CodeTooMany error while either limit is exhausted.
-func (g *passphraseGuard) check(token, ip string, now time.Time) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	wait := max(
-		retryAfter(g.perIP, token+"\x00"+ip, guessPerClient, guessPerClientWindow, now),
-		retryAfter(g.perPush, token, guessPerPush, guessPerPushWindow, now),
-	)
-	if wait <= 0 {
-		return nil
+// checkGuesses returns a CodeTooMany error while a limit is used up. A
+// stranger's guesses lock out the real recipient only when the whole-push
+// cap is reached.
+func (s *Service) checkGuesses(ctx context.Context, token, ip string, now time.Time) error {
+	wait, err := s.Wait(ctx, now, passphraseRules(token, ip)...)
+	if err != nil || wait <= 0 {
+		return err
 	}
 	return &push.Error{Code: push.CodeTooMany, Message: MsgTooManyGuess, RetryAfter: wait}
 }
 
-// fail records one failed attempt.
-func (g *passphraseGuard) fail(token, ip string, now time.Time) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if len(g.perIP) > guardMaxKeys || len(g.perPush) > guardMaxKeys {
-		prune(g.perIP, guessPerClientWindow, now)
-		prune(g.perPush, guessPerPushWindow, now)
-	}
-	record(g.perIP, token+"\x00"+ip, guessPerClient, guessPerClientWindow, now)
-	record(g.perPush, token, guessPerPush, guessPerPushWindow, now)
+// failGuess records one failed attempt.
+func (s *Service) failGuess(ctx context.Context, token, ip string, now time.Time) error {
+	return s.Hit(ctx, now, passphraseRules(token, ip)...)
 }
 
-func live(times []time.Time, window time.Duration, now time.Time) []time.Time {
-	i := 0
-	for i < len(times) && now.Sub(times[i]) >= window {
-		i++
-	}
-	return times[i:]
-}
+// Sign-in limits: every attempt counts, so the password hashing an attacker
+// can cause is bounded too.
+const (
+	signInPerIP    = 10
+	signInPerEmail = 5
+	signInWindow   = time.Minute
+)
 
-func retryAfter(m map[string][]time.Time, key string, limit int, window time.Duration, now time.Time) time.Duration {
-	times := live(m[key], window, now)
-	if len(times) < limit {
-		return 0
+// AllowSignIn records a sign-in attempt unless the client or the account
+// used up its attempts; then it returns how long to wait.
+func (s *Service) AllowSignIn(ctx context.Context, ip, email string) (time.Duration, error) {
+	now := s.now()
+	rules := []Rule{
+		{bucket("signin-ip", ip), signInPerIP, signInWindow},
+		{bucket("signin-email", email), signInPerEmail, signInWindow},
 	}
-	return times[len(times)-limit].Add(window).Sub(now)
-}
-
-func record(m map[string][]time.Time, key string, limit int, window time.Duration, now time.Time) {
-	times := append(live(m[key], window, now), now)
-	if len(times) > limit {
-		times = times[len(times)-limit:]
+	wait, err := s.Wait(ctx, now, rules...)
+	if err != nil || wait > 0 {
+		return wait, err
 	}
-	m[key] = times
-}
-
-func prune(m map[string][]time.Time, window time.Duration, now time.Time) {
-	for k, times := range m {
-		if len(live(times, window, now)) == 0 {
-			delete(m, k)
-		}
-	}
+	return 0, s.Hit(ctx, now, rules...)
 }

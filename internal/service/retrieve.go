@@ -39,7 +39,7 @@ func (s *Service) Retrieve(ctx context.Context, token, passphrase string, u *pus
 		return nil, s.refusePassphrase(ctx, p, u, m)
 	}
 	if p.HasPassphrase {
-		if err := s.guard.check(token, m.IP, now); err != nil {
+		if err := s.checkGuesses(ctx, token, m.IP, now); err != nil {
 			return nil, err
 		}
 	}
@@ -49,7 +49,9 @@ func (s *Service) Retrieve(ctx context.Context, token, passphrase string, u *pus
 	}
 	plain, err := s.openSecret(purposePayload, adFor(p.URLToken, "payload"), p.PayloadSealed, passKey)
 	if errors.Is(err, errWrongPassphrase) {
-		s.guard.fail(token, m.IP, s.now())
+		if err := s.failGuess(ctx, token, m.IP, s.now()); err != nil {
+			return nil, err
+		}
 		return nil, s.refusePassphrase(ctx, p, u, m)
 	}
 	if err != nil {

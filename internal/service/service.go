@@ -27,7 +27,6 @@ type Service struct {
 	MaxFileSize int64
 	MaxPushSize int64
 
-	guard *passphraseGuard
 	sweep sweepState
 }
 
@@ -38,7 +37,7 @@ func New(st *store.Store, keys *secure.Keyring, argon *secure.Argon, settings pu
 		now = time.Now
 	}
 	return &Service{Store: st, Keys: keys, Argon: argon, Settings: settings, Now: now,
-		MaxFileSize: DefaultMaxFileSize, MaxPushSize: DefaultMaxPushSize, guard: newPassphraseGuard()}
+		MaxFileSize: DefaultMaxFileSize, MaxPushSize: DefaultMaxPushSize}
 }
 
 // Meta are the facts about a request that the audit log records.

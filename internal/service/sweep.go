@@ -31,6 +31,9 @@ func (s *Service) Sweep(ctx context.Context, purgeAfter time.Duration) (SweepRes
 	if r.SweepResult, err = s.Store.Sweep(ctx, now, purgeAfter); err != nil {
 		return r, err
 	}
+	if _, err := s.Store.PruneEvents(ctx, now.Add(-guessPerPushWindow)); err != nil {
+		return r, err
+	}
 	if s.Files == nil {
 		return r, nil
 	}

@@ -122,7 +122,7 @@ func TestSignInRateLimit(t *testing.T) {
 	h := newHarness(t, nil)
 	h.signUp("rl@example.com", "password one")
 	c := h.client()
-	for i := range signInPerEmail {
+	for i := range 5 {
 		if r := c.post("/users/sign_in", url.Values{"email": {"rl@example.com"}, "password": {"nope"}}); r.status != http.StatusUnauthorized {
 			t.Fatalf("attempt %d: %d", i+1, r.status)
 		}
@@ -134,7 +134,7 @@ func TestSignInRateLimit(t *testing.T) {
 		t.Error("no Retry-After")
 	}
 	// Per IP: other emails from the same client run out too.
-	for i := range signInPerIP - signInPerEmail {
+	for i := range 10 - 5 {
 		c.post("/users/sign_in", url.Values{"email": {strings.Repeat("x", i+1) + "@example.com"}, "password": {"nope"}})
 	}
 	c.post("/users/sign_in", url.Values{"email": {"fresh@example.com"}, "password": {"nope"}}).expect(t, http.StatusTooManyRequests)

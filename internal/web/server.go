@@ -28,7 +28,6 @@ type Server struct {
 
 	sessions *scs.SessionManager
 	store    *sessionStore
-	limiter  *signInLimiter
 	pages    templates
 }
 
@@ -61,7 +60,6 @@ func New(o Options) *Server {
 		DisableSignups: o.DisableSignups,
 		DisableLogins:  o.DisableLogins,
 		Log:            o.Log,
-		limiter:        newSignInLimiter(),
 		pages:          parseTemplates(),
 	}
 	s.store = &sessionStore{st: o.Service.Store, now: o.Service.Now}

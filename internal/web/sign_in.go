@@ -41,7 +41,13 @@ func (s *Server) signInSubmit(w http.ResponseWriter, r *http.Request) {
 	email := strings.ToLower(strings.TrimSpace(r.PostForm.Get("email")))
 	pw := r.PostForm.Get("password")
 	view := signInView{Email: email}
-	if wait, ok := s.limiter.allow(s.clientIP(r), email, s.Service.Now()); !ok {
+	wait, err := s.Service.AllowSignIn(r.Context(), s.clientIP(r), email)
+	if err != nil {
+		s.Log.ErrorContext(r.Context(), "sign-in limit", "err", err)
+		s.renderError(w, r, http.StatusInternalServerError, "Something went wrong", "Please try again.")
+		return
+	}
+	if wait > 0 {
 		s.render(w, r, "sign_in.html", page{Title: "Sign in", Status: http.StatusTooManyRequests, RetryAfter: wait,
 			Error: "Too many sign-in attempts. Please wait a minute and try again.", Data: view})
 		return
