@@ -1,9 +1,15 @@
 .PHONY: test run build vet screenshots
 
-# The whole test suite: vet, then every test under the race detector.
+# Packages whose tests also run on PostgreSQL (HUSH_TEST_ENGINE=postgres).
+PG_PACKAGES = ./internal/store ./internal/service ./internal/api ./internal/web ./internal/app
+
+# The whole test suite: vet, then every test under the race detector, then
+# the database-backed tests again on PostgreSQL (a throwaway server started
+# from the Debian binaries, or HUSH_TEST_POSTGRES_URL).
 test:
 	go vet ./...
 	go test -race -count=1 ./...
+	HUSH_TEST_ENGINE=postgres go test -race -count=1 $(PG_PACKAGES)
 
 # Run the service on the embedded SQLite database under ./data.
 run:

@@ -20,6 +20,7 @@ import (
 	"hush/internal/secure"
 	"hush/internal/service"
 	"hush/internal/store"
+	"hush/internal/testdb"
 )
 
 // clock is a settable test clock.
@@ -27,6 +28,8 @@ type clock struct {
 	mu  sync.Mutex
 	now time.Time
 }
+
+func TestMain(m *testing.M) { testdb.Main(m) }
 
 func (c *clock) Now() time.Time {
 	c.mu.Lock()
@@ -56,8 +59,8 @@ type harness struct {
 func newHarness(t *testing.T, configure func(*Server)) *harness {
 	t.Helper()
 	ctx := context.Background()
-	dbPath := filepath.Join(t.TempDir(), "hush.db")
-	st, err := store.OpenSQLite(ctx, dbPath)
+	dbPath := testdb.URL(t)
+	st, err := store.Open(ctx, dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,11 +50,7 @@ func (e *env) migrate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	path, ok := cfg.SQLitePath()
-	if !ok {
-		return errors.New("HUSH_DATABASE_URL: PostgreSQL is not supported by this build yet")
-	}
-	st, err := store.OpenSQLite(ctx, path)
+	st, err := openDatabase(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -63,7 +59,7 @@ func (e *env) migrate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "database %s is up to date (%d migrations applied now)\n", path, len(applied))
+	fmt.Fprintf(e.stdout, "the %s database is up to date (%d migrations applied now)\n", st.Engine(), len(applied))
 	return nil
 }
 

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"hush/internal/testdb"
 )
 
 // syncBuffer is a goroutine-safe log sink.
@@ -37,10 +39,33 @@ func envFrom(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
+func TestMain(m *testing.M) { testdb.Main(m) }
+
+var pgByDir sync.Map // data dir → PostgreSQL URL, when the engine is postgres
+
+// withDB adds HUSH_DATABASE_URL when the tests run on PostgreSQL: one
+// database per data directory, so a test's commands share it.
+func withDB(t *testing.T, env map[string]string) map[string]string {
+	dir := env["HUSH_DATA_DIR"]
+	if testdb.Engine() != "postgres" || dir == "" || env["HUSH_DATABASE_URL"] != "" {
+		return env
+	}
+	u, ok := pgByDir.Load(dir)
+	if !ok {
+		u, _ = pgByDir.LoadOrStore(dir, testdb.PostgresURL(t))
+	}
+	out := map[string]string{"HUSH_DATABASE_URL": u.(string)}
+	for k, v := range env {
+		out[k] = v
+	}
+	return out
+}
+
 // run executes one hush command line and returns its status and output.
 func run(t *testing.T, env map[string]string, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb syncBuffer
+	env = withDB(t, env)
 	code := Main(context.Background(), append([]string{"hush"}, args...), envFrom(env), strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
 }
@@ -58,7 +83,7 @@ var listenRE = regexp.MustCompile(`msg=listening addr=(\S+)|"msg":"listening","a
 func startServe(t *testing.T, env map[string]string) *server {
 	t.Helper()
 	full := map[string]string{"HUSH_ADDR": "127.0.0.1:0"}
-	for k, v := range env {
+	for k, v := range withDB(t, env) {
 		full[k] = v
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -207,7 +232,10 @@ func TestUserAndTokenVerbs(t *testing.T) {
 	if status, _ := call(t, "GET", srv.url+"/api/v2/pushes/active", nil, "Authorization", "Bearer "+second); status != 200 {
 		t.Errorf("regenerated token: %d", status)
 	}
-	// Tokens are stored as digests only.
+	// Tokens are stored as digests only (checked in the SQLite file).
+	if testdb.Engine() != "sqlite" {
+		return
+	}
 	db, _ := os.ReadFile(filepath.Join(dir, "hush.db"))
 	wal, _ := os.ReadFile(filepath.Join(dir, "hush.db-wal"))
 	for _, tok := range []string{first, second} {

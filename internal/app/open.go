@@ -16,11 +16,7 @@ import (
 
 // openStore opens the configured database and migrates it.
 func openStore(ctx context.Context, cfg *config.Config) (*store.Store, error) {
-	path, ok := cfg.SQLitePath()
-	if !ok {
-		return nil, errors.New("HUSH_DATABASE_URL: PostgreSQL is not supported by this build yet; unset it to use the embedded SQLite database")
-	}
-	st, err := store.OpenSQLite(ctx, path)
+	st, err := openDatabase(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -29,6 +25,14 @@ func openStore(ctx context.Context, cfg *config.Config) (*store.Store, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// openDatabase opens the configured engine without migrating.
+func openDatabase(ctx context.Context, cfg *config.Config) (*store.Store, error) {
+	if path, ok := cfg.SQLitePath(); ok {
+		return store.OpenSQLite(ctx, path)
+	}
+	return store.OpenPostgres(ctx, cfg.DatabaseURL)
 }
 
 // masterKeyFile is where a generated master key is kept.

@@ -3,17 +3,19 @@ package service
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"hush/internal/push"
 	"hush/internal/store"
+	"hush/internal/testdb"
 )
+
+func TestMain(m *testing.M) { testdb.Main(m) }
 
 func newTestService(t *testing.T, now func() time.Time) *Service {
 	t.Helper()
-	st, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "hush.db"))
+	st, err := store.Open(context.Background(), testdb.URL(t))
 	if err != nil {
 		t.Fatal(err)
 	}

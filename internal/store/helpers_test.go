@@ -2,28 +2,32 @@ package store
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"hush/internal/push"
+	"hush/internal/testdb"
 )
 
 // t0 is the fixed instant every test builds on.
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
-// newTestStore opens a migrated SQLite store in a fresh temporary directory.
+func TestMain(m *testing.M) { testdb.Main(m) }
+
+// newTestStore opens a migrated store on a fresh database of the engine
+// under test (HUSH_TEST_ENGINE).
 func newTestStore(t *testing.T) *Store {
 	t.Helper()
-	return openTestStore(t, filepath.Join(t.TempDir(), "hush.db"))
+	return openTestStore(t, testdb.URL(t))
 }
 
-// openTestStore opens and migrates the store at path and closes it at cleanup.
+// openTestStore opens and migrates the store at a path or URL and closes it
+// at cleanup.
 func openTestStore(t *testing.T, path string) *Store {
 	t.Helper()
-	s, err := OpenSQLite(t.Context(), path)
+	s, err := Open(t.Context(), path)
 	if err != nil {
-		t.Fatalf("OpenSQLite(%q): %v", path, err)
+		t.Fatalf("Open(%q): %v", path, err)
 	}
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {

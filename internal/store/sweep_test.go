@@ -2,12 +2,12 @@ package store
 
 import (
 	"errors"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"hush/internal/push"
+	"hush/internal/testdb"
 )
 
 func TestSweep(t *testing.T) {
@@ -151,10 +151,10 @@ func TestSweep(t *testing.T) {
 }
 
 // TestSweepConcurrentInstances runs sweeps from two stores on one database
-// file at once: every push is expired or deleted exactly once in total.
+// at once: every push is expired or deleted exactly once in total.
 func TestSweepConcurrentInstances(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "hush.db")
+	path := testdb.URL(t)
 	a := openTestStore(t, path)
 	b := openTestStore(t, path)
 	const due, old = 40, 15

@@ -7,7 +7,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"hush/internal/secure"
 	"hush/internal/service"
 	"hush/internal/store"
+	"hush/internal/testdb"
 )
 
 // clock is a settable test clock.
@@ -25,6 +25,8 @@ type clock struct {
 	mu  sync.Mutex
 	now time.Time
 }
+
+func TestMain(m *testing.M) { testdb.Main(m) }
 
 func (c *clock) Now() time.Time {
 	c.mu.Lock()
@@ -52,7 +54,7 @@ type harness struct {
 func newHarness(t *testing.T, configure func(*Options, *push.Settings)) *harness {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), "hush.db"))
+	st, err := store.Open(ctx, testdb.URL(t))
 	if err != nil {
 		t.Fatal(err)
 	}

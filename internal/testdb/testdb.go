@@ -1,0 +1,118 @@
+// Package testdb gives tests a fresh database on the engine under test:
+// SQLite by default, PostgreSQL when HUSH_TEST_ENGINE=postgres. PostgreSQL
+// comes from HUSH_TEST_POSTGRES_URL or from a throwaway server started from
+// the Debian binaries (initdb, pg_ctl) on a free loopback port.
+//
+// It imports nothing of ours, so any package's tests may use it.
+package testdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+)
+
+// Engine is the engine the tests run on: "sqlite" or "postgres".
+func Engine() string {
+	if os.Getenv("HUSH_TEST_ENGINE") == "postgres" {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// Require skips the test for a missing component, or fails it when
+// HUSH_REQUIRE_ALL=1 (as in CI), so that nothing is skipped silently there.
+func Require(t testing.TB, ok bool, why string) {
+	t.Helper()
+	if ok {
+		return
+	}
+	if os.Getenv("HUSH_REQUIRE_ALL") == "1" {
+		t.Fatalf("required component missing (HUSH_REQUIRE_ALL=1): %s", why)
+	}
+	t.Skipf("skipped: %s", why)
+}
+
+var (
+	mu      sync.Mutex
+	server  *pgServer
+	srvErr  error
+	started bool
+	dbSeq   atomic.Int64
+)
+
+// URL returns a fresh, empty database for one test: a SQLite file path, or
+// the URL of a new PostgreSQL database dropped at cleanup.
+func URL(t testing.TB) string {
+	t.Helper()
+	if Engine() == "sqlite" {
+		return filepath.Join(t.TempDir(), "hush.db")
+	}
+	return PostgresURL(t)
+}
+
+// PostgresURL returns the URL of a new PostgreSQL database whatever the
+// engine under test (for tests that always need PostgreSQL).
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	base, err := baseURL()
+	Require(t, err == nil, fmt.Sprint("PostgreSQL: ", err))
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	name := fmt.Sprintf("hush_test_%d_%d", os.Getpid(), dbSeq.Add(1))
+	if _, err := admin.Exec(`CREATE DATABASE ` + name); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		admin, err := sql.Open("pgx", base)
+		if err != nil {
+			return
+		}
+		defer admin.Close()
+		admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
+	})
+	u, _ := url.Parse(base)
+	u.Path = "/" + name
+	return u.String()
+}
+
+// baseURL is an administrative connection URL: HUSH_TEST_POSTGRES_URL, or
+// the throwaway server, started on first use.
+func baseURL() (string, error) {
+	if u := os.Getenv("HUSH_TEST_POSTGRES_URL"); u != "" {
+		return u, nil
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !started {
+		started = true
+		server, srvErr = startServer(context.Background())
+	}
+	if srvErr != nil {
+		return "", srvErr
+	}
+	return server.url, nil
+}
+
+// Main runs a package's tests and then stops the throwaway server, if any.
+// Call it from TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	mu.Lock()
+	if server != nil {
+		server.stop()
+	}
+	mu.Unlock()
+	os.Exit(code)
+}
