@@ -30,6 +30,8 @@ Usage:
   hush token create --email E                issue a new API token (the old one stops working)
   hush key rotate                            re-seal every secret under the current master key
   hush key generate                          print a new random master key
+  hush migrate-data --from DB --to DB        copy a deployment to another database
+                                             (e.g. sqlite:./data/hush.db → postgres://…)
   hush version                               print the version
 
 The admin verbs read the same environment as serve (HUSH_DATA_DIR,
@@ -63,6 +65,8 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdin 
 		err = e.keyRotate(ctx, rest)
 	case "key generate":
 		err = e.keyGenerate()
+	case "migrate-data":
+		err = e.migrateData(ctx, rest)
 	case "version", "-version", "--version":
 		fmt.Fprintf(stdout, "hush %s\n", Version)
 	case "help", "-h", "-help", "--help":

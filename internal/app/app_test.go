@@ -252,6 +252,17 @@ func TestMasterKeyGeneratedAndKept(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"HUSH_DATA_DIR": dir}
 	srv := startServe(t, env)
+	for path, want := range map[string]string{"/healthz": "ok\n", "/readyz": `{"database":"ok","files":"ok"}` + "\n"} {
+		res, err := http.Get(srv.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || string(b) != want {
+			t.Errorf("%s: %d %q", path, res.StatusCode, b)
+		}
+	}
 	if !strings.Contains(srv.log.String(), "generated a master key") {
 		t.Errorf("no warning about the generated key:\n%s", srv.log.String())
 	}

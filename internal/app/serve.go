@@ -69,10 +69,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", apiServer.Handler())
 	mux.Handle("/", webServer.Handler())
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintln(w, "ok")
-	})
+	mux.HandleFunc("GET /healthz", healthz)
+	mux.HandleFunc("GET /readyz", readyz(st, files))
 	srv := &http.Server{
 		Handler:           accessLog(log, mux),
 		ReadHeaderTimeout: 10 * time.Second,

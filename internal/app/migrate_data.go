@@ -1,0 +1,74 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"sort"
+	"strings"
+
+	"hush/internal/store"
+)
+
+// migrateData copies a whole deployment from one database to another:
+// hush migrate-data --from sqlite:./data/hush.db --to postgres://…
+func (e *env) migrateData(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("migrate-data", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	from := fs.String("from", "", "source database: a SQLite path (sqlite:PATH) or a postgres:// URL")
+	to := fs.String("to", "", "target database, empty: a SQLite path or a postgres:// URL")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if *from == "" || *to == "" || fs.NArg() > 0 {
+		fmt.Fprintln(e.stderr, "usage: hush migrate-data --from DATABASE --to DATABASE")
+		return errUsage
+	}
+	src, err := openURL(ctx, *from)
+	if err != nil {
+		return fmt.Errorf("source: %w", err)
+	}
+	defer src.Close()
+	dst, err := openURL(ctx, *to)
+	if err != nil {
+		return fmt.Errorf("target: %w", err)
+	}
+	defer dst.Close()
+	counts, err := src.CopyAll(ctx, dst)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(counts))
+	for n := range counts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%s %d", n, counts[n]))
+	}
+	fmt.Fprintf(e.stdout, "copied from %s to %s: %s\n", src.Engine(), dst.Engine(), strings.Join(parts, ", "))
+	fmt.Fprintln(e.stdout, "file contents stay in the file store: point the new deployment at the same data directory or bucket, with the same master key")
+	return nil
+}
+
+// openURL opens and migrates a database named by a postgres:// URL or a
+// SQLite path (optionally prefixed sqlite: or file:).
+func openURL(ctx context.Context, s string) (*store.Store, error) {
+	if s == "" {
+		return nil, errors.New("no database given")
+	}
+	if !store.IsPostgresURL(s) {
+		s = strings.TrimPrefix(strings.TrimPrefix(s, "sqlite:"), "file:")
+	}
+	st, err := store.Open(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}

@@ -1,0 +1,103 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// copyTables lists what CopyAll moves, parents before children. Rate-limit
+// counters are transient and stay behind.
+var copyTables = []struct {
+	name    string
+	columns []string
+}{
+	{"users", []string{"id", "email", "password_hash", "created_at", "updated_at"}},
+	{"api_tokens", []string{"id", "user_id", "digest", "created_at"}},
+	{"pushes", []string{"id", "url_token", "kind", "user_id", "name", "note", "payload", "passphrase_salt",
+		"expire_after_days", "expire_after_views", "deletable_by_viewer", "retrieval_step", "view_count",
+		"log_count", "expired", "deleted", "expires_at", "expired_on", "created_at", "updated_at"}},
+	{"audit_logs", []string{"id", "push_id", "kind", "ip", "user_agent", "referrer", "user_id", "created_at"}},
+	{"push_files", []string{"id", "push_id", "position", "blob_id", "meta", "file_key", "size", "purge_at", "created_at"}},
+	{"meta", []string{"name", "value"}},
+	{"sessions", []string{"token", "data", "expiry"}},
+}
+
+// CopyAll copies every user, token, push, audit entry, file record, session
+// and the key check from s into dst, keeping ids, so a deployment moves from
+// one engine to the other without losing anything. dst must be migrated and
+// hold no users or pushes. It returns the rows copied per table.
+func (s *Store) CopyAll(ctx context.Context, dst *Store) (map[string]int, error) {
+	for _, t := range []string{"users", "pushes"} {
+		var n int
+		if err := dst.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+t).Scan(&n); err != nil {
+			return nil, fmt.Errorf("check target: %w", err)
+		}
+		if n > 0 {
+			return nil, fmt.Errorf("the target database already holds %s; copy into an empty one", t)
+		}
+	}
+	counts := map[string]int{}
+	err := dst.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM meta`); err != nil {
+			return fmt.Errorf("clear target meta: %w", err)
+		}
+		for _, t := range copyTables {
+			n, err := s.copyTable(ctx, tx, t.name, t.columns)
+			if err != nil {
+				return fmt.Errorf("copy %s: %w", t.name, err)
+			}
+			counts[t.name] = n
+		}
+		if dst.dialect == s.dialect || dst.Engine() != "postgres" {
+			return nil
+		}
+		// Identity columns continue after the copied ids.
+		for _, t := range copyTables {
+			if t.columns[0] != "id" {
+				continue
+			}
+			q := `SELECT setval(pg_get_serial_sequence('` + t.name + `', 'id'), COALESCE((SELECT MAX(id) FROM ` + t.name + `), 0) + 1, false)`
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("advance %s ids: %w", t.name, err)
+			}
+		}
+		return nil
+	})
+	return counts, err
+}
+
+func (s *Store) copyTable(ctx context.Context, tx *sql.Tx, table string, columns []string) (int, error) {
+	cols := strings.Join(columns, ", ")
+	rows, err := s.r.QueryContext(ctx, `SELECT `+cols+` FROM `+table)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	marks := make([]string, len(columns))
+	for i := range marks {
+		marks[i] = fmt.Sprintf("$%d", i+1)
+	}
+	insert, err := tx.PrepareContext(ctx, `INSERT INTO `+table+` (`+cols+`) VALUES (`+strings.Join(marks, ", ")+`)`)
+	if err != nil {
+		return 0, err
+	}
+	defer insert.Close()
+	vals := make([]any, len(columns))
+	ptrs := make([]any, len(columns))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return n, err
+		}
+		if _, err := insert.ExecContext(ctx, vals...); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, rows.Err()
+}
