@@ -48,6 +48,7 @@ type Config struct {
 	ShutdownTimeout   time.Duration  // grace period for in-flight requests on shutdown
 	PurgeAfter        time.Duration  // purge expired pushes after this long; 0 disables purging
 	Push              push.Settings  // push limits and defaults from the PWP__ variables
+	S3                *S3            // S3-compatible file storage, or nil for <data-dir>/files
 }
 
 // serveFlag ties a command-line flag of `hush serve` to its environment variable.
@@ -117,6 +118,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		loadServer,
 		loadMasterKeys,
 		loadTimings,
+		loadS3,
 	}
 	var errs []error
 	for _, step := range steps {
