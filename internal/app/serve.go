@@ -8,11 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"path/filepath"
 	"time"
 
 	"hush/internal/api"
-	"hush/internal/blob"
 	"hush/internal/config"
 	"hush/internal/secure"
 	"hush/internal/service"
@@ -43,7 +41,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 
-	files, err := blob.NewDisk(filepath.Join(cfg.DataDir, "files"))
+	files, err := openFileStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,7 @@ type Config struct {
 	Push              push.Settings  // push limits and defaults from the PWP__ variables
 	DisableSignups    bool           // PWP__DISABLE_SIGNUPS: no self-service sign-up page
 	DisableLogins     bool           // PWP__DISABLE_LOGINS: no web sign-in (API tokens still work)
+	S3                *S3            // S3-compatible file storage, or nil for <data-dir>/files
 }
 
 // serveFlag ties a command-line flag of `hush serve` to its environment variable.
@@ -120,6 +121,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		loadMasterKeys,
 		loadTimings,
 		loadWeb,
+		loadS3,
 	}
 	var errs []error
 	for _, step := range steps {

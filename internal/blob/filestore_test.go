@@ -1,0 +1,249 @@
+package blob
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// failingReader yields "data" n times, then fails like a client that went away.
+type failingReader struct{ n int }
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if f.n <= 0 {
+		return 0, errors.New("client went away")
+	}
+	f.n--
+	return copy(p, "data"), nil
+}
+
+// genReader yields n pseudo-random bytes without holding them; after is
+// called once, when more than afterAt bytes have been read.
+type genReader struct {
+	n, read int64
+	seed    byte
+	afterAt int64
+	after   func()
+}
+
+func (g *genReader) Read(p []byte) (int, error) {
+	if g.read >= g.n {
+		return 0, io.EOF
+	}
+	p = p[:min(int64(len(p)), g.n-g.read)]
+	for i := range p {
+		x := g.read + int64(i)
+		p[i] = byte(x) ^ byte(x>>8)*31 ^ byte(x>>16)*7 ^ g.seed
+	}
+	g.read += int64(len(p))
+	if g.after != nil && g.read > g.afterAt {
+		g.after()
+		g.after = nil
+	}
+	return len(p), nil
+}
+
+func newID(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, 12)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func put(t *testing.T, fs FileStore, id, content string) {
+	t.Helper()
+	n, err := fs.Put(context.Background(), id, strings.NewReader(content))
+	if err != nil || n != int64(len(content)) {
+		t.Fatalf("Put %s: %d %v", id, n, err)
+	}
+}
+
+func readAll(t *testing.T, fs FileStore, id string) string {
+	t.Helper()
+	r, err := fs.Open(context.Background(), id)
+	if err != nil {
+		t.Fatalf("Open %s: %v", id, err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("read %s: %v", id, err)
+	}
+	return string(b)
+}
+
+func assertMissing(t *testing.T, fs FileStore, id string) {
+	t.Helper()
+	r, err := fs.Open(context.Background(), id)
+	if err == nil {
+		r.Close()
+	}
+	if !errors.Is(err, ErrNotFound) {
+		t.Errorf("Open %s: %v, want ErrNotFound", id, err)
+	}
+}
+
+// walkIDs lists the ids Walk reports, checking their times are recent.
+func walkIDs(t *testing.T, fs FileStore) []string {
+	t.Helper()
+	var ids []string
+	err := fs.Walk(context.Background(), func(id string, mod time.Time) error {
+		if d := time.Since(mod); d > 10*time.Minute || d < -10*time.Minute {
+			t.Errorf("Walk: %s modified at odd time %v", id, mod)
+		}
+		ids = append(ids, id)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// testFileStore runs the behaviour every FileStore must have. newStore
+// returns an empty store; each check gets its own.
+func testFileStore(t *testing.T, newStore func(t *testing.T) FileStore) {
+	ctx := context.Background()
+	checks := []struct {
+		name string
+		run  func(t *testing.T, fs FileStore)
+	}{
+		{"put and read back", func(t *testing.T, fs FileStore) {
+			id := newID(t)
+			put(t, fs, id, "sealed bytes")
+			if got := readAll(t, fs, id); got != "sealed bytes" {
+				t.Errorf("read back %q", got)
+			}
+		}},
+		{"empty blob", func(t *testing.T, fs FileStore) {
+			id := newID(t)
+			put(t, fs, id, "")
+			if got := readAll(t, fs, id); got != "" {
+				t.Errorf("read back %q", got)
+			}
+		}},
+		{"second put refused", func(t *testing.T, fs FileStore) {
+			id := newID(t)
+			put(t, fs, id, "first")
+			if _, err := fs.Put(ctx, id, strings.NewReader("again")); err == nil {
+				t.Error("a second Put under the same id succeeded")
+			}
+			if got := readAll(t, fs, id); got != "first" {
+				t.Errorf("after a refused Put: %q", got)
+			}
+		}},
+		{"missing blob", func(t *testing.T, fs FileStore) {
+			assertMissing(t, fs, newID(t))
+		}},
+		{"failed upload leaves nothing", func(t *testing.T, fs FileStore) {
+			id := newID(t)
+			if _, err := fs.Put(ctx, id, &failingReader{n: 3}); err == nil {
+				t.Error("Put of a failing reader succeeded")
+			}
+			assertMissing(t, fs, id)
+			if ids := walkIDs(t, fs); len(ids) != 0 {
+				t.Errorf("Walk after a failed upload: %v", ids)
+			}
+		}},
+		{"cancelled context", func(t *testing.T, fs FileStore) {
+			cctx, cancel := context.WithCancel(ctx)
+			cancel()
+			id := newID(t)
+			if _, err := fs.Put(cctx, id, strings.NewReader("x")); err == nil {
+				t.Error("Put with a cancelled context succeeded")
+			}
+			assertMissing(t, fs, id)
+		}},
+		{"upload cancelled midway leaves nothing", func(t *testing.T, fs FileStore) {
+			// More than one S3 part is sent before the cancellation.
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			id := newID(t)
+			src := &genReader{n: 40 << 20, afterAt: 20 << 20, after: cancel}
+			if _, err := fs.Put(cctx, id, src); err == nil {
+				t.Error("Put cancelled midway succeeded")
+			}
+			assertMissing(t, fs, id)
+			if ids := walkIDs(t, fs); len(ids) != 0 {
+				t.Errorf("Walk after a cancelled upload: %v", ids)
+			}
+		}},
+		{"large streamed upload", func(t *testing.T, fs FileStore) {
+			const size = 40 << 20
+			id := newID(t)
+			want := sha256.New()
+			n, err := fs.Put(ctx, id, io.TeeReader(&genReader{n: size, seed: 9}, want))
+			if err != nil || n != size {
+				t.Fatalf("Put: %d %v", n, err)
+			}
+			r, err := fs.Open(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			got := sha256.New()
+			if m, err := io.Copy(got, r); err != nil || m != size {
+				t.Fatalf("read back %d bytes: %v", m, err)
+			}
+			if !bytes.Equal(got.Sum(nil), want.Sum(nil)) {
+				t.Error("content read back differs from what was written")
+			}
+		}},
+		{"delete is idempotent", func(t *testing.T, fs FileStore) {
+			id := newID(t)
+			put(t, fs, id, "x")
+			if err := fs.Delete(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+			if err := fs.Delete(ctx, id); err != nil {
+				t.Errorf("deleting a missing blob: %v", err)
+			}
+			assertMissing(t, fs, id)
+		}},
+		{"walk lists blobs", func(t *testing.T, fs FileStore) {
+			a, b, c := newID(t), newID(t), newID(t)
+			for _, id := range []string{a, b, c} {
+				put(t, fs, id, "x")
+			}
+			if err := fs.Delete(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			want := []string{a, c}
+			slices.Sort(want)
+			if got := walkIDs(t, fs); !slices.Equal(got, want) {
+				t.Errorf("Walk saw %v, want %v", got, want)
+			}
+			stop := errors.New("stop")
+			calls := 0
+			err := fs.Walk(ctx, func(string, time.Time) error { calls++; return stop })
+			if !errors.Is(err, stop) || calls != 1 {
+				t.Errorf("Walk with a failing fn: %v after %d calls", err, calls)
+			}
+		}},
+		{"invalid ids", func(t *testing.T, fs FileStore) {
+			for _, bad := range []string{"../../etc/passwd", "short", "abcdefghijklmnop/x", strings.Repeat("a", 65)} {
+				if _, err := fs.Put(ctx, bad, bytes.NewReader(nil)); err == nil {
+					t.Errorf("Put accepted id %q", bad)
+				}
+				assertMissing(t, fs, bad)
+			}
+		}},
+		{"ping", func(t *testing.T, fs FileStore) {
+			if err := fs.Ping(ctx); err != nil {
+				t.Error(err)
+			}
+		}},
+	}
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) { c.run(t, newStore(t)) })
+	}
+}

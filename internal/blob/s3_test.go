@@ -1,0 +1,141 @@
+package blob
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/minio/minio-go/v7"
+
+	"hush/internal/blob/s3test"
+)
+
+func newS3(t *testing.T, srv *s3test.Server, bucket, prefix string) *S3 {
+	t.Helper()
+	s, err := NewS3(S3Options{Endpoint: srv.Endpoint, Bucket: bucket, AccessKey: s3test.AccessKey,
+		SecretKey: s3test.SecretKey, Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestS3 runs the FileStore checks against a real S3-compatible server.
+func TestS3(t *testing.T) {
+	srv := s3test.Start(t)
+	testFileStore(t, func(t *testing.T) FileStore {
+		return newS3(t, srv, srv.Bucket(t), "blobs")
+	})
+}
+
+// TestS3Prefix checks that stores under different prefixes of one bucket
+// keep apart, and that objects hold exactly the bytes given to Put.
+func TestS3Prefix(t *testing.T) {
+	srv := s3test.Start(t)
+	ctx := context.Background()
+	bucket := srv.Bucket(t)
+	a, b, root := newS3(t, srv, bucket, "a"), newS3(t, srv, bucket, "/b/"), newS3(t, srv, bucket, "")
+	ida, idb, idr := newID(t), newID(t), newID(t)
+	put(t, a, ida, "in a")
+	put(t, b, idb, "in b")
+	put(t, root, idr, "at the root")
+	for _, c := range []struct {
+		fs   *S3
+		id   string
+		key  string
+		body string
+	}{{a, ida, "a/" + ida, "in a"}, {b, idb, "b/" + idb, "in b"}, {root, idr, idr, "at the root"}} {
+		if got := walkIDs(t, c.fs); len(got) != 1 || got[0] != c.id {
+			t.Errorf("Walk under %q saw %v, want [%s]", c.fs.prefix, got, c.id)
+		}
+		obj, err := srv.Client.GetObject(ctx, bucket, c.key, minio.GetObjectOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := io.ReadAll(obj)
+		obj.Close()
+		if err != nil || string(raw) != c.body {
+			t.Errorf("object %s holds %q (%v), want %q", c.key, raw, err, c.body)
+		}
+	}
+	assertMissing(t, a, idb)
+	assertMissing(t, b, ida)
+	assertMissing(t, root, ida)
+}
+
+// TestS3UnfinishedUpload checks that a multipart upload left open (as by a
+// crash) is invisible to Open, reported by Walk and aborted by Delete.
+func TestS3UnfinishedUpload(t *testing.T) {
+	srv := s3test.Start(t)
+	ctx := context.Background()
+	bucket := srv.Bucket(t)
+	s := newS3(t, srv, bucket, "blobs")
+	done, crashed := newID(t), newID(t)
+	put(t, s, done, "complete")
+	core := minio.Core{Client: srv.Client}
+	uploadID, err := core.NewMultipartUpload(ctx, bucket, "blobs/"+crashed, minio.PutObjectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := bytes.Repeat([]byte("x"), 1024)
+	if _, err := core.PutObjectPart(ctx, bucket, "blobs/"+crashed, uploadID, 1, bytes.NewReader(part), int64(len(part)), minio.PutObjectPartOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	assertMissing(t, s, crashed)
+	got := walkIDs(t, s)
+	if len(got) != 2 || !strings.Contains(strings.Join(got, " "), crashed) || !strings.Contains(strings.Join(got, " "), done) {
+		t.Errorf("Walk saw %v, want %s and %s", got, done, crashed)
+	}
+	if err := s.Delete(ctx, crashed); err != nil {
+		t.Fatal(err)
+	}
+	if got := walkIDs(t, s); len(got) != 1 || got[0] != done {
+		t.Errorf("Walk after Delete saw %v, want [%s]", got, done)
+	}
+	if got := readAll(t, s, done); got != "complete" {
+		t.Errorf("other blob after Delete: %q", got)
+	}
+}
+
+// TestS3PingFails checks that Ping reports a missing bucket, wrong
+// credentials and an unreachable server, without the secret key.
+func TestS3PingFails(t *testing.T) {
+	srv := s3test.Start(t)
+	ctx := context.Background()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	bucket := srv.Bucket(t)
+	for _, c := range []struct {
+		name string
+		o    S3Options
+		want string
+	}{
+		{"missing bucket", S3Options{Endpoint: srv.Endpoint, Bucket: "no-such-bucket", AccessKey: s3test.AccessKey, SecretKey: s3test.SecretKey}, "does not exist"},
+		{"wrong secret", S3Options{Endpoint: srv.Endpoint, Bucket: bucket, AccessKey: s3test.AccessKey, SecretKey: "wrong-secret-value"}, bucket},
+		{"unreachable", S3Options{Endpoint: closed, Bucket: bucket, AccessKey: s3test.AccessKey, SecretKey: s3test.SecretKey}, closed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := NewS3(c.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.Ping(ctx)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Ping: %v, want an error naming %q", err, c.want)
+			}
+			if strings.Contains(err.Error(), c.o.SecretKey) {
+				t.Errorf("Ping error shows the secret key: %v", err)
+			}
+		})
+	}
+	if _, err := NewS3(S3Options{Bucket: bucket}); err == nil {
+		t.Error("NewS3 without an endpoint succeeded")
+	}
+}
