@@ -1,0 +1,84 @@
+package store
+
+import (
+	"fmt"
+	"testing"
+
+	"hush/internal/push"
+)
+
+func benchStore(b *testing.B) *Store {
+	b.Helper()
+	s, err := OpenSQLite(b.Context(), b.TempDir()+"/hush.db")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	if _, err := s.Migrate(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+func BenchmarkCreatePush(b *testing.B) {
+	s := benchStore(b)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		if err := s.CreatePush(b.Context(), testPush(fmt.Sprint("bench-", i)), ev(push.EventCreation, t0)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkClaimView(b *testing.B) {
+	s := benchStore(b)
+	var p *push.Push
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i%1000 == 0 { // stay below the audit cap of a push
+			p = testPush(fmt.Sprint("claim-", i))
+			p.ExpireAfterViews, p.ExpireAfterDays = 1<<30, 90
+			if err := s.CreatePush(b.Context(), p, ev(push.EventCreation, t0)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		i++
+		ok, _, err := s.ClaimView(b.Context(), p.ID, ev(push.EventView, t0))
+		if err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
+func BenchmarkPushByToken(b *testing.B) {
+	s := benchStore(b)
+	if err := s.CreatePush(b.Context(), testPush("lookup"), ev(push.EventCreation, t0)); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.PushByToken(b.Context(), "lookup"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkUserByTokenDigest(b *testing.B) {
+	s := benchStore(b)
+	u, err := s.CreateUser(b.Context(), "bench@example.com", "hash", t0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.ReplaceToken(b.Context(), u.ID, "digest-of-token", t0); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.UserByTokenDigest(b.Context(), "digest-of-token"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
