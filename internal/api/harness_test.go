@@ -84,7 +84,7 @@ func newHarness(t *testing.T, configure func(*Server)) *harness {
 	if configure != nil {
 		configure(s)
 	}
-	ts := httptest.NewServer(s.Handler())
+	ts := httptest.NewServer(s.Legacy(s.Handler()))
 	t.Cleanup(ts.Close)
 	return &harness{t: t, url: ts.URL, store: st, clock: clk, srv: s, filesDir: filesDir, dbPath: dbPath}
 }

@@ -31,7 +31,7 @@ func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
 
 // redactPath hides the url_token in a logged path: a token is a capability.
 func redactPath(p string) string {
-	for _, prefix := range []string{"/api/v2/pushes/", "/p/"} {
+	for _, prefix := range []string{"/api/v2/pushes/", "/p/", "/f/", "/r/"} {
 		rest, ok := strings.CutPrefix(p, prefix)
 		if !ok || rest == "" {
 			continue

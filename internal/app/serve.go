@@ -64,7 +64,9 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		fmt.Fprintln(w, "ok")
 	})
 	srv := &http.Server{
-		Handler:           accessLog(log, mux),
+		// The legacy v1 JSON paths (/p.json, /p/<token>.json …) are taken
+		// before the mux; every other path goes to it.
+		Handler:           accessLog(log, apiServer.Legacy(mux)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
