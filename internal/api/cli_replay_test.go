@@ -38,6 +38,11 @@ func (h *harness) replay(name, apiToken, urlToken string) resp {
 	raw = bytes.ReplaceAll(raw, []byte("{{HOST}}"), []byte(host))
 	raw = bytes.ReplaceAll(raw, []byte("{{TOKEN}}"), []byte(apiToken))
 	raw = bytes.ReplaceAll(raw, []byte("{{URL_TOKEN}}"), []byte(urlToken))
+	sent, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(raw)))
+	if err != nil {
+		h.t.Fatalf("%s: not an HTTP request: %v", name, err)
+	}
+	sentBody, _ := io.ReadAll(sent.Body)
 	conn, err := net.Dial("tcp", host)
 	if err != nil {
 		h.t.Fatal(err)
@@ -53,6 +58,9 @@ func (h *harness) replay(name, apiToken, urlToken string) resp {
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
+	if problem := checkExchange(h.t, sent, sentBody, res.StatusCode, res.Header, b); problem != "" {
+		h.t.Errorf("OpenAPI: %s: %s", name, problem)
+	}
 	return resp{status: res.StatusCode, header: res.Header, body: b}
 }
 

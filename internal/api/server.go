@@ -33,6 +33,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/v2/version", s.handle(s.version))
+	mux.Handle("GET /api/v2/openapi", s.handle(s.openapi)) // also .json
 	mux.Handle("GET /api/v1/version", s.handle(s.versionV1))
 	mux.Handle("GET /api/v1/version.json", s.handle(s.versionV1))
 	mux.Handle("POST /api/v2/pushes", s.handle(s.create))
