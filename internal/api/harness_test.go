@@ -86,7 +86,11 @@ func newHarness(t *testing.T, configure func(*Server)) *harness {
 	if configure != nil {
 		configure(s)
 	}
-	ts := httptest.NewServer(s.Legacy(s.Handler()))
+	// Mounted as app/serve.go does.
+	mux := http.NewServeMux()
+	mux.Handle("/api/", s.Handler())
+	mux.Handle("GET /help/api", s.HelpHandler())
+	ts := httptest.NewServer(s.Legacy(mux))
 	t.Cleanup(ts.Close)
 	return &harness{t: t, url: ts.URL, store: st, clock: clk, srv: s, filesDir: filesDir, dbPath: dbPath,
 		client: newCheckingClient(t)}

@@ -299,3 +299,24 @@ func TestLegacyFallsThrough(t *testing.T) {
 		}
 	}
 }
+
+// TestUnwrappedCreateBody: a v2 create without the push wrapper takes the
+// push attributes from the top level (Rails parameter wrapping, §1.2);
+// files and the notify keys are not wrapped that way.
+func TestUnwrappedCreateBody(t *testing.T) {
+	h := newHarness(t, nil)
+	r := h.doRaw("POST", "/api/v2/pushes", `{"payload":"x","kind":"qr","expire_after_views":"2","retrieval_step":"False","name":"n"}`,
+		"Content-Type", "application/json")
+	wantStatus(t, "unwrapped", r, 201)
+	m := r.obj(t)
+	for k, v := range map[string]any{"kind": "qr", "expire_after_views": 2.0, "retrieval_step": false, "name": "n"} {
+		if m[k] != v {
+			t.Errorf("%s = %v, want %v", k, m[k], v)
+		}
+	}
+	r = h.doRaw("POST", "/api/v2/pushes", `{"payload":"x","files":[],"notify_emails_to":"a@b.c"}`, "Content-Type", "application/json")
+	wantStatus(t, "unwrapped files and notify keys are ignored", r, 201)
+	r = h.doRaw("POST", "/api/v2/pushes", `{"unknown":"x"}`, "Content-Type", "application/json")
+	wantStatus(t, "no push attribute", r, 400)
+	wantBody(t, "no push attribute", r, `{"error":"param is missing or the value is empty or invalid: push"}`)
+}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -41,6 +43,15 @@ func TestServeMountsV1(t *testing.T) {
 	code, v = call(t, "GET", m["json_url"].(string), nil)
 	if code != 200 || v.(map[string]any)["payload"] != "x" {
 		t.Fatalf("GET json_url: %d %v", code, v)
+	}
+	res, err := http.Get(srv.url + "/help/api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(page), "POST /api/v2/pushes") {
+		t.Errorf("/help/api: %d", res.StatusCode)
 	}
 	srv.stop(t)
 	if strings.Contains(srv.log.String(), tok) {
