@@ -191,7 +191,7 @@ func (h *harness) doRaw(method, path, body string, hdr ...string) resp {
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := h.client.Do(req)
 	if err != nil {
 		h.t.Fatal(err)
 	}

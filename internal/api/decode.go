@@ -25,9 +25,15 @@ var createKeys = []string{"name", "kind", "expire_after_days", "expire_after_vie
 // multipart body and stores the attached files. JSON and urlencoded bodies
 // are bounded by MaxBody; multipart bodies by the attachment limits.
 func (s *Server) decodeCreate(w http.ResponseWriter, r *http.Request, user *push.User) (push.Params, service.FileSet, error) {
+	return s.decodeCreateAs(w, r, user, "push")
+}
+
+// decodeCreateAs is decodeCreate for the parameters under wrapper: "push"
+// (v2), or the v1 wrappers "password", "file_push" and "url".
+func (s *Server) decodeCreateAs(w http.ResponseWriter, r *http.Request, user *push.User, wrapper string) (push.Params, service.FileSet, error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct == "multipart/form-data" {
-		return s.decodeMultipart(w, r, user)
+		return s.decodeMultipart(w, r, user, wrapper)
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, s.MaxBody)
 	body, err := io.ReadAll(r.Body)
@@ -41,18 +47,18 @@ func (s *Server) decodeCreate(w http.ResponseWriter, r *http.Request, user *push
 		if err != nil {
 			return nil, service.FileSet{}, badRequest("The form body is malformed.")
 		}
-		params, err = formParams(vals)
+		params, err = formParams(vals, wrapper)
 		if err != nil {
 			return nil, service.FileSet{}, err
 		}
-	} else if params, err = decodeJSON(body); err != nil {
+	} else if params, err = decodeJSON(body, wrapper); err != nil {
 		return nil, service.FileSet{}, err
 	}
 	files, err := s.jsonFiles(r, user, params)
 	return params, files, err
 }
 
-func decodeJSON(body []byte) (push.Params, error) {
+func decodeJSON(body []byte, wrapper string) (push.Params, error) {
 	if !utf8.Valid(body) {
 		return nil, badRequest("The request body is not valid UTF-8.")
 	}
@@ -67,18 +73,22 @@ func decodeJSON(body []byte) (push.Params, error) {
 	}
 	obj, ok := top.(map[string]any)
 	if !ok {
-		return nil, badRequest(msgMissingPush)
+		return nil, missingParam(wrapper)
 	}
-	return unwrap(obj)
+	return unwrap(obj, wrapper)
 }
 
-func unwrap(obj map[string]any) (push.Params, error) {
-	if v, ok := obj["push"]; ok {
+// unwrap takes the params from under wrapper; v2 also takes an unwrapped body.
+func unwrap(obj map[string]any, wrapper string) (push.Params, error) {
+	if v, ok := obj[wrapper]; ok {
 		m, isObj := v.(map[string]any)
 		if !isObj || len(m) == 0 {
-			return nil, badRequest(msgMissingPush)
+			return nil, missingParam(wrapper)
 		}
 		return push.Params(m), nil
+	}
+	if wrapper != "push" {
+		return nil, missingParam(wrapper)
 	}
 	m := push.Params{}
 	for _, k := range createKeys {
@@ -184,11 +194,12 @@ func safeFileName(name string) string {
 	return name
 }
 
-// formParams maps push[payload], push[files][] … to create params.
-func formParams(form url.Values) (push.Params, error) {
+// formParams maps push[payload], push[files][] … (or the same under another
+// wrapper) to create params.
+func formParams(form url.Values, wrapper string) (push.Params, error) {
 	params := push.Params{}
 	for key, vals := range form {
-		name, ok := strings.CutPrefix(key, "push[")
+		name, ok := strings.CutPrefix(key, wrapper+"[")
 		if !ok || len(vals) == 0 {
 			continue
 		}
@@ -203,9 +214,14 @@ func formParams(form url.Values) (push.Params, error) {
 		params[name] = vals[0]
 	}
 	if len(params) == 0 {
-		return nil, badRequest(msgMissingPush)
+		return nil, missingParam(wrapper)
 	}
 	return params, nil
+}
+
+// missingParam is the reference's 400 for an absent or empty wrapper.
+func missingParam(wrapper string) error {
+	return badRequest("param is missing or the value is empty or invalid: " + wrapper)
 }
 
 func toAny(vals []string) []any {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"mime/multipart"
-	"net/http"
 	"net/textproto"
 	"os"
 	"path/filepath"
@@ -68,7 +67,7 @@ func (h *harness) blobs() []string {
 
 func (h *harness) get(url string) resp {
 	h.t.Helper()
-	res, err := http.Get(url)
+	res, err := h.client.Get(url)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -323,7 +322,7 @@ func TestConcurrentLastViewOfFilePush(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				res, err := http.Get(h.url + "/api/v2/pushes/" + tok)
+				res, err := h.client.Get(h.url + "/api/v2/pushes/" + tok)
 				if err != nil {
 					t.Error(err)
 					return

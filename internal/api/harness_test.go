@@ -49,6 +49,8 @@ type harness struct {
 	store *store.Store
 	clock *clock
 	srv   *Server
+	// client checks every exchange against api/openapi.yaml.
+	client *http.Client
 
 	filesDir string
 	dbPath   string
@@ -87,9 +89,14 @@ func newHarness(t *testing.T, configure func(*Server)) *harness {
 	if configure != nil {
 		configure(s)
 	}
-	ts := httptest.NewServer(s.Handler())
+	// Mounted as app/serve.go does.
+	mux := http.NewServeMux()
+	mux.Handle("/api/", s.Handler())
+	mux.Handle("GET /help/api", s.HelpHandler())
+	ts := httptest.NewServer(s.Legacy(mux))
 	t.Cleanup(ts.Close)
-	return &harness{t: t, url: ts.URL, store: st, clock: clk, srv: s, filesDir: filesDir, dbPath: dbPath}
+	return &harness{t: t, url: ts.URL, store: st, clock: clk, srv: s, filesDir: filesDir, dbPath: dbPath,
+		client: newCheckingClient(t)}
 }
 
 // user creates an account with an API token and returns the token.
@@ -157,7 +164,7 @@ func (h *harness) do(method, path string, body any, hdr ...string) resp {
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := h.client.Do(req)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ const uploadDeadline = 30 * time.Minute
 
 // decodeMultipart streams a multipart create: fields are read (bounded),
 // file parts go straight into the file store, sealed, one chunk at a time.
-func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *push.User) (params push.Params, set service.FileSet, err error) {
+func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *push.User, wrapper string) (params push.Params, set service.FileSet, err error) {
 	ctx := r.Context()
 	defer func() {
 		if err != nil {
@@ -44,7 +44,7 @@ func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *p
 			return nil, set, bodyError(err)
 		}
 		name := part.FormName()
-		isFiles := name == "push[files][]" || name == "push[files]"
+		isFiles := name == wrapper+"[files][]" || name == wrapper+"[files]"
 		_, dispParams, _ := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
 		fileName, isFile := dispParams["filename"]
 		if !isFile || fileName == "" {
@@ -81,7 +81,7 @@ func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *p
 		stored += up.Size
 		set.Uploads = append(set.Uploads, up)
 	}
-	params, err = formParams(form)
+	params, err = formParams(form, wrapper)
 	if err != nil {
 		if !sawFiles {
 			return nil, set, err

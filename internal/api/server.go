@@ -1,4 +1,5 @@
-// Package api serves the Password Pusher compatible JSON API (v2).
+// Package api serves the Password Pusher compatible JSON API: v2, and the
+// legacy v1 JSON paths (see Legacy).
 package api
 
 import (
@@ -32,6 +33,9 @@ func (s *Server) Handler() http.Handler {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/v2/version", s.handle(s.version))
+	mux.Handle("GET /api/v2/openapi", s.handle(s.openapi)) // also .json
+	mux.Handle("GET /api/v1/version", s.handle(s.versionV1))
+	mux.Handle("GET /api/v1/version.json", s.handle(s.versionV1))
 	mux.Handle("POST /api/v2/pushes", s.handle(s.create))
 	mux.Handle("GET /api/v2/pushes/active", s.handle(s.listActive))
 	mux.Handle("GET /api/v2/pushes/expired", s.handle(s.listExpired))

@@ -31,7 +31,11 @@ func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
 
 // redactPath hides the url_token in a logged path: a token is a capability.
 func redactPath(p string) string {
-	for _, prefix := range []string{"/api/v2/pushes/", "/p/"} {
+	// A download link is a capability and its file name is sealed at rest.
+	if strings.HasPrefix(p, "/api/v2/files/") {
+		return "/api/v2/files/:token"
+	}
+	for _, prefix := range []string{"/api/v2/pushes/", "/p/", "/f/", "/r/"} {
 		rest, ok := strings.CutPrefix(p, prefix)
 		if !ok || rest == "" {
 			continue

@@ -67,10 +67,13 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", apiServer.Handler())
 	mux.Handle("/", webServer.Handler())
+	mux.Handle("GET /help/api", apiServer.HelpHandler())
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", readyz(st, files))
 	srv := &http.Server{
-		Handler:           accessLog(log, mux),
+		// The legacy v1 JSON paths (/p.json, /p/<token>.json …) are taken
+		// before the mux; every other path goes to it.
+		Handler:           accessLog(log, apiServer.Legacy(mux)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,

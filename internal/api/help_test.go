@@ -1,0 +1,57 @@
+package api
+
+import (
+	"encoding/json"
+	"html"
+	"strings"
+	"testing"
+)
+
+// TestHelpPageCoversTheDocument checks that /help/api names every method and
+// path of the OpenAPI document, is plain HTML without script, and shows the
+// instance's limits.
+func TestHelpPageCoversTheDocument(t *testing.T) {
+	h := newHarness(t, func(s *Server) { s.MaxBody = 12345; s.Service.Settings.AllowAnonymous = false })
+	r := h.do("GET", "/help/api", nil)
+	wantStatus(t, "help", r, 200)
+	if ct := r.header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	if csp := r.header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") {
+		t.Errorf("Content-Security-Policy %q", csp)
+	}
+	page := html.UnescapeString(r.String())
+	for _, bad := range []string{"<script", " on" + "click=", "style=", "javascript:"} {
+		if strings.Contains(strings.ToLower(page), bad) {
+			t.Errorf("the page contains %q", bad)
+		}
+	}
+	var doc struct {
+		Paths map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for path, item := range doc.Paths {
+		for method := range item {
+			if method == "parameters" {
+				continue
+			}
+			n++
+			if want := strings.ToUpper(method) + " " + path; !strings.Contains(page, want) {
+				t.Errorf("the page does not document %s", want)
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("only %d operations in the document", n)
+	}
+	for _, want := range []string{"12345 bytes", "anonymous access is off", "curl ", "Authorization: Bearer", "POST /p.json",
+		"/api/v2/openapi.json", "429", "1..200"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not mention %q", want)
+		}
+	}
+	wantStatus(t, "POST /help/api", h.doRaw("POST", "/help/api", ""), 405)
+}

@@ -1,0 +1,100 @@
+package api
+
+import (
+	"net/http"
+
+	"hush/internal/push"
+	"hush/internal/service"
+)
+
+// APIVersionV1 is the version of the legacy JSON API that Hush speaks.
+const APIVersionV1 = "1.5"
+
+// versionV1 answers GET /api/v1/version(.json). Public; tokens are ignored.
+func (s *Server) versionV1(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, struct {
+		ApplicationVersion string `json:"application_version"`
+		APIVersion         string `json:"api_version"`
+		Edition            string `json:"edition"`
+	}{s.Version, APIVersionV1, "oss"})
+	return nil
+}
+
+// createV1 answers POST /p.json, /f.json and /r.json: the v2 create with the
+// prefix's wrapper, permitted keys and forced kind. /f and /r always need a
+// token; /p only for files or when anonymous access is off.
+func (s *Server) createV1(w http.ResponseWriter, r *http.Request, pfx v1Prefix) error {
+	var user *push.User
+	var err error
+	if pfx.kind != "" {
+		user, err = s.requireUser(r)
+	} else {
+		user, err = s.caller(r)
+	}
+	if err != nil {
+		return err
+	}
+	params, files, err := s.decodeCreateAs(w, r, user, pfx.wrapper)
+	if err != nil {
+		return err
+	}
+	permitted := push.Params{}
+	for _, k := range pfx.keys {
+		if v, ok := params[k]; ok {
+			permitted[k] = v
+		}
+	}
+	if _, ok := permitted["files"]; !ok && files.Count > 0 {
+		// A prefix without files (/r) drops what was uploaded.
+		s.Service.Discard(r.Context(), files.Uploads)
+		files = service.FileSet{}
+	}
+	if pfx.kind != "" {
+		permitted["kind"] = string(pfx.kind)
+	}
+	c, err := s.Service.Create(r.Context(), user, permitted, files, s.meta(r))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, ownerPushJSON{
+		pushJSON: s.render(r, c.Push, &c.Draft.Passphrase),
+		Note:     c.Draft.Note,
+		Name:     c.Draft.Name,
+	})
+	return nil
+}
+
+// auditEntryV1JSON is a v1 audit entry: the raw row's columns in
+// alphabetical order (reference §10).
+type auditEntryV1JSON struct {
+	CreatedAt string `json:"created_at"`
+	IP        string `json:"ip"`
+	Kind      string `json:"kind"`
+	Referrer  string `json:"referrer"`
+	UpdatedAt string `json:"updated_at"`
+	UserAgent string `json:"user_agent"`
+}
+
+// auditV1 answers GET /p/<token>/audit.json: the v2 audit as {"views":[…]}.
+func (s *Server) auditV1(w http.ResponseWriter, r *http.Request) error {
+	user, err := s.requireUser(r)
+	if err != nil {
+		return err
+	}
+	page, pageErr := pageParam(r)
+	if pageErr != nil {
+		page = 0 // reported after the push and owner checks
+	}
+	_, events, err := s.Service.Audit(r.Context(), r.PathValue("token"), user, page)
+	if err != nil {
+		return err
+	}
+	views := make([]auditEntryV1JSON, len(events))
+	for i, ev := range events {
+		at := formatTime(ev.CreatedAt)
+		views[i] = auditEntryV1JSON{CreatedAt: at, IP: ev.IP, Kind: ev.Kind.String(),
+			Referrer: ev.Referrer, UpdatedAt: at, UserAgent: ev.UserAgent}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"views": views})
+	return nil
+}

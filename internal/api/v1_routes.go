@@ -1,0 +1,190 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"hush/internal/push"
+)
+
+// The legacy v1 JSON API (reference §10) lives on paths that the HTML pages
+// share: /p.json, /p/<token>.json, /p/<token>/r.json, /p/active.json … and the
+// same under /f and /r. Only paths ending in ".json" belong to it; Legacy
+// answers those and hands every other request to the next handler, so the
+// web pages can keep /p/<token> and /p/<token>/r.
+
+// v1Prefix is one of the three v1 path prefixes: its create wrapper, the kind
+// it forces on create ("" for /p) and the create keys it permits.
+type v1Prefix struct {
+	wrapper string
+	kind    push.Kind
+	keys    []string
+}
+
+var v1Keys = []string{"name", "kind", "expire_after_days", "expire_after_views", "deletable_by_viewer",
+	"retrieval_step", "payload", "note", "passphrase", "files"}
+
+var v1Prefixes = map[string]v1Prefix{
+	"p": {wrapper: "password", keys: v1Keys},
+	"f": {wrapper: "file_push", kind: push.KindFile, keys: without(v1Keys, "kind")},
+	"r": {wrapper: "url", kind: push.KindURL, keys: without(v1Keys, "kind", "deletable_by_viewer", "files")},
+}
+
+func without(keys []string, drop ...string) []string {
+	var out []string
+	for _, k := range keys {
+		keep := true
+		for _, d := range drop {
+			keep = keep && k != d
+		}
+		if keep {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// IsLegacyJSON reports whether r is for the v1 JSON API: a path under /p, /f
+// or /r (or /p.json, /f.json, /r.json) ending in ".json", or a
+// locale-prefixed dashboard list such as /en/d/active.json, which the
+// official CLI probes. Such requests never reach the HTML pages.
+func IsLegacyJSON(r *http.Request) bool {
+	p := r.URL.Path
+	if !strings.HasSuffix(p, ".json") {
+		return false
+	}
+	switch p {
+	case "/p.json", "/f.json", "/r.json":
+		return true
+	}
+	if len(p) > 3 && p[0] == '/' && strings.IndexByte("pfr", p[1]) >= 0 && p[2] == '/' {
+		return true
+	}
+	_, ok := localeList(p)
+	return ok
+}
+
+// IsLegacyJSON is the package function, for callers that hold a Server.
+func (s *Server) IsLegacyJSON(r *http.Request) bool { return IsLegacyJSON(r) }
+
+// Legacy returns a handler that serves the v1 JSON paths (IsLegacyJSON) and
+// passes every other request to next. Mount it around the whole mux, so
+// that it sees /p/<token>.json before an HTML handler for /p/ does.
+func (s *Server) Legacy(next http.Handler) http.Handler {
+	v1 := commonHeaders(s.handle(s.routeV1))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if IsLegacyJSON(r) {
+			v1.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// localeList matches /<locale>/d/<rest>.json and returns <rest>.
+func localeList(p string) (string, bool) {
+	parts := strings.Split(strings.TrimSuffix(p, ".json"), "/")
+	if len(parts) != 4 || parts[0] != "" || !isLocale(parts[1]) || parts[2] != "d" {
+		return "", false
+	}
+	return parts[3], true
+}
+
+// isLocale accepts the shapes of Password Pusher's locale codes: en, pt-BR,
+// zh-CN, sr-Latn …
+func isLocale(s string) bool {
+	lang, region, hasRegion := strings.Cut(s, "-")
+	if len(lang) != 2 || !isLetters(lang) {
+		return false
+	}
+	return !hasRegion || (len(region) >= 2 && len(region) <= 4 && isLetters(region))
+}
+
+func isLetters(s string) bool {
+	for _, c := range s {
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// v1Route is a resolved v1 request: the operation and its token.
+type v1Route struct {
+	op     string // create, retrieve, preview, audit, active, expired
+	token  string
+	prefix v1Prefix
+}
+
+// routeV1 dispatches one v1 request (already known to be IsLegacyJSON).
+func (s *Server) routeV1(w http.ResponseWriter, r *http.Request) error {
+	rt, ok := s.parseV1(r.URL.Path)
+	if !ok {
+		writeJSON(w, http.StatusNotFound, errorBody{"Not Found"})
+		return nil
+	}
+	allow := "GET"
+	switch {
+	case rt.op == "create":
+		allow = "POST"
+	case rt.op == "retrieve" && !strings.HasSuffix(r.URL.Path, "/r.json"):
+		allow = "GET, DELETE"
+	}
+	if !strings.Contains(allow, r.Method) || r.Method == http.MethodHead {
+		// HEAD is refused too: it must never count a view (D15).
+		w.Header().Set("Allow", allow)
+		writeJSON(w, http.StatusMethodNotAllowed, errorBody{"Method Not Allowed"})
+		return nil
+	}
+	if rt.token != "" {
+		r.SetPathValue("token", rt.token)
+	}
+	switch {
+	case rt.op == "create":
+		return s.createV1(w, r, rt.prefix)
+	case rt.op == "retrieve" && r.Method == http.MethodDelete:
+		return s.expire(w, r)
+	case rt.op == "retrieve":
+		return s.retrieve(w, r)
+	case rt.op == "preview":
+		return s.preview(w, r)
+	case rt.op == "audit":
+		return s.auditV1(w, r)
+	case rt.op == "active":
+		return s.listActive(w, r)
+	default:
+		return s.listExpired(w, r)
+	}
+}
+
+// parseV1 maps a v1 path to its operation. /f and /r exist only while their
+// kind is enabled (reference §7).
+func (s *Server) parseV1(p string) (v1Route, bool) {
+	if rest, ok := localeList(p); ok {
+		if rest == "active" || rest == "expired" {
+			return v1Route{op: rest}, true
+		}
+		return v1Route{}, false
+	}
+	p = strings.TrimSuffix(p, ".json")
+	name, rest, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	pfx, ok := v1Prefixes[name]
+	if !ok || (name == "f" && !s.Service.Settings.EnableFilePushes) || (name == "r" && !s.Service.Settings.EnableURLPushes) {
+		return v1Route{}, false
+	}
+	if !strings.Contains(p[1:], "/") {
+		return v1Route{op: "create", prefix: pfx}, true
+	}
+	segs := strings.Split(rest, "/")
+	switch {
+	case len(segs) == 1 && (segs[0] == "active" || segs[0] == "expired"):
+		return v1Route{op: segs[0], prefix: pfx}, true
+	case len(segs) == 1 && segs[0] != "":
+		return v1Route{op: "retrieve", token: segs[0], prefix: pfx}, true
+	case len(segs) == 2 && segs[0] != "" && segs[1] == "r":
+		return v1Route{op: "retrieve", token: segs[0], prefix: pfx}, true
+	case len(segs) == 2 && segs[0] != "" && (segs[1] == "preview" || segs[1] == "audit"):
+		return v1Route{op: segs[1], token: segs[0], prefix: pfx}, true
+	}
+	return v1Route{}, false
+}
