@@ -8,7 +8,7 @@ import (
 	"hush/internal/push"
 )
 
-func insertEvent(ctx context.Context, tx *sql.Tx, pushID int64, ev push.Event) error {
+func insertEvent(ctx context.Context, tx *Tx, pushID int64, ev push.Event) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO audit_logs (push_id, kind, ip, user_agent, referrer, user_id, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`, pushID, int(ev.Kind), ev.IP, push.Truncate255(ev.UserAgent),
 		push.Truncate255(ev.Referrer), nullInt(ev.UserID), ms(ev.CreatedAt))
@@ -19,7 +19,7 @@ func insertEvent(ctx context.Context, tx *sql.Tx, pushID int64, ev push.Event) e
 }
 
 // logCapped writes ev unless the push already holds push.MaxAuditLogs entries.
-func logCapped(ctx context.Context, tx *sql.Tx, pushID int64, ev push.Event) error {
+func logCapped(ctx context.Context, tx *Tx, pushID int64, ev push.Event) error {
 	res, err := tx.ExecContext(ctx, `UPDATE pushes SET log_count = log_count + 1 WHERE id = $1 AND log_count < $2`,
 		pushID, push.MaxAuditLogs)
 	if err != nil {

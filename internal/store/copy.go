@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 )
@@ -39,7 +38,7 @@ func (s *Store) CopyAll(ctx context.Context, dst *Store) (map[string]int, error)
 		}
 	}
 	counts := map[string]int{}
-	err := dst.inTx(ctx, func(tx *sql.Tx) error {
+	err := dst.inTx(ctx, func(tx *Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM meta`); err != nil {
 			return fmt.Errorf("clear target meta: %w", err)
 		}
@@ -68,7 +67,7 @@ func (s *Store) CopyAll(ctx context.Context, dst *Store) (map[string]int, error)
 	return counts, err
 }
 
-func (s *Store) copyTable(ctx context.Context, tx *sql.Tx, table string, columns []string) (int, error) {
+func (s *Store) copyTable(ctx context.Context, tx *Tx, table string, columns []string) (int, error) {
 	cols := strings.Join(columns, ", ")
 	rows, err := s.r.QueryContext(ctx, `SELECT `+cols+` FROM `+table)
 	if err != nil {

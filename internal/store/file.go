@@ -25,7 +25,7 @@ func wipeFiles(ctx context.Context, ex execer, pushID int64, purgeAt time.Time) 
 	return nil
 }
 
-func insertFiles(ctx context.Context, tx *sql.Tx, p *push.Push, files []*push.File) error {
+func insertFiles(ctx context.Context, tx *Tx, p *push.Push, files []*push.File) error {
 	for i, f := range files {
 		f.PushID, f.Position, f.CreatedAt = p.ID, i, p.CreatedAt
 		err := tx.QueryRowContext(ctx, `INSERT INTO push_files (push_id, position, blob_id, meta, file_key, size, created_at)

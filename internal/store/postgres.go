@@ -27,7 +27,8 @@ func OpenPostgres(ctx context.Context, url string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", redactURL(err, url))
 	}
-	return &Store{w: db, r: db, dialect: goose.DialectPostgres}, nil
+	c := &conn{DB: db}
+	return &Store{w: c, r: c, dialect: goose.DialectPostgres}, nil
 }
 
 // Open opens the database a URL names: postgres:// or postgresql:// for

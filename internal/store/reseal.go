@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 )
 
@@ -81,7 +80,7 @@ func (s *Store) resealSource(ctx context.Context, src sealedSource, fn func(stri
 			return changed, nil
 		}
 		batchChanged := 0
-		err = s.inTx(ctx, func(tx *sql.Tx) error {
+		err = s.inTx(ctx, func(tx *Tx) error {
 			for _, r := range rows {
 				field := src.field(r.label)
 				out, ok, err := fn(r.token, field, r.value)

@@ -27,7 +27,7 @@ var migrations embed.FS
 // Store is the persistence layer. Writes go through w (for SQLite a single
 // connection, since SQLite serializes writers anyway); reads use r.
 type Store struct {
-	w, r    *sql.DB
+	w, r    *conn
 	dialect goose.Dialect
 }
 
@@ -59,7 +59,7 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 	}
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
-	s := &Store{w: w, r: r, dialect: goose.DialectSQLite3}
+	s := &Store{w: &conn{DB: w, prepare: true}, r: &conn{DB: r, prepare: true}, dialect: goose.DialectSQLite3}
 	if err := w.PingContext(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
@@ -73,6 +73,9 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 
 // Close closes the database handles.
 func (s *Store) Close() error {
+	if s.r == s.w {
+		return s.w.Close()
+	}
 	return errors.Join(s.r.Close(), s.w.Close())
 }
 
@@ -91,7 +94,7 @@ func (s *Store) Migrate(ctx context.Context) ([]int64, error) {
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
 	}
-	p, err := goose.NewProvider(s.dialect, s.w, sub, opts...)
+	p, err := goose.NewProvider(s.dialect, s.w.DB, sub, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("migrations: %w", err)
 	}
@@ -117,11 +120,13 @@ func dialectDir(d goose.Dialect) string {
 }
 
 // inTx runs fn in a write transaction, committing when fn returns nil.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
+func (s *Store) inTx(ctx context.Context, fn func(tx *Tx) error) error {
+	sqlTx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	tx := &Tx{Tx: sqlTx, c: s.w}
+	defer tx.warm(context.WithoutCancel(ctx))
 	if err := fn(tx); err != nil {
 		tx.Rollback()
 		return err
@@ -144,4 +149,4 @@ func b2i(b bool) int {
 }
 
 // DB exposes the read handle for diagnostics and tests.
-func (s *Store) DB() *sql.DB { return s.r }
+func (s *Store) DB() *sql.DB { return s.r.DB }

@@ -16,7 +16,7 @@ import (
 func (s *Store) CreateUser(ctx context.Context, email, passwordHash string, now time.Time) (*push.User, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	u := &push.User{Email: email, PasswordHash: passwordHash, CreatedAt: now}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *Tx) error {
 		var exists int
 		err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE email = $1`, email).Scan(&exists)
 		if err == nil {
@@ -68,7 +68,7 @@ func (s *Store) user(ctx context.Context, query string, arg any) (*push.User, er
 
 // ReplaceToken makes digest the user's only API token: earlier tokens die.
 func (s *Store) ReplaceToken(ctx context.Context, userID int64, digest string, now time.Time) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(tx *Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM api_tokens WHERE user_id = $1`, userID); err != nil {
 			return fmt.Errorf("revoke tokens: %w", err)
 		}

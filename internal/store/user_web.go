@@ -31,7 +31,7 @@ func (s *Store) SetPassword(ctx context.Context, userID int64, passwordHash stri
 // DeleteUser removes an account. Its API tokens, its pushes and their audit
 // logs go with it (ON DELETE CASCADE; foreign keys are on for SQLite).
 func (s *Store) DeleteUser(ctx context.Context, userID int64) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(tx *Tx) error {
 		// Explicit deletes keep this right even where cascades are off.
 		for _, q := range []string{
 			`DELETE FROM audit_logs WHERE push_id IN (SELECT id FROM pushes WHERE user_id = $1)`,
