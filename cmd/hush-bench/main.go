@@ -3,6 +3,7 @@
 //
 //	hush-bench baseline -addr 127.0.0.1:PORT
 //	hush-bench run -url http://127.0.0.1:PORT -scenario create|cycle|retrieve [flags]
+//	hush-bench table FILE
 //
 // See docs/performance.md for the method and `make bench` for the whole
 // comparison.
@@ -24,7 +25,9 @@ func main() {
 const usage = `usage:
   hush-bench baseline -addr 127.0.0.1:PORT
   hush-bench run -url http://127.0.0.1:PORT -scenario create|cycle|retrieve
-                 [-c 32] [-d 10s] [-payload 64] [-pid N] [-rate R] [-warmup 1s] [-json]
+                 [-c 32] [-d 10s] [-payload 64] [-pid N] [-rate R] [-warmup 1s]
+                 [-label NAME] [-json]
+  hush-bench table FILE   (FILE: JSON reports of runs labelled baseline and hush)
 `
 
 func mainCode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -38,6 +41,8 @@ func mainCode(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		err = baselineCmd(ctx, args[1:], stdout, stderr)
 	case "run":
 		err = runCmd(ctx, args[1:], stdout, stderr)
+	case "table":
+		err = tableCmd(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

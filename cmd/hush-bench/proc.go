@@ -50,6 +50,38 @@ func readCPU(pid string) (procCPU, error) {
 	return parseStat(string(b))
 }
 
+// parseMachineBusy returns the CPU time (in clock ticks) that all CPUs
+// together spent on anything but idling and waiting for I/O, from the first
+// line ("cpu  user nice system idle iowait irq softirq steal …") of
+// /proc/stat. Guest time is already counted in user and nice.
+func parseMachineBusy(text string) (uint64, error) {
+	line, _, _ := strings.Cut(text, "\n")
+	f := strings.Fields(line)
+	if len(f) < 5 || f[0] != "cpu" {
+		return 0, errors.New("/proc/stat: no cpu line")
+	}
+	var busy uint64
+	for i, v := range f[1:min(len(f), 9)] { // user … steal
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/stat: %w", err)
+		}
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return busy, nil
+}
+
+// readMachineBusy returns the busy CPU time of the whole machine.
+func readMachineBusy() (uint64, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	return parseMachineBusy(string(b))
+}
+
 // procMem is a process's resident set size, in KiB.
 type procMem struct {
 	HWM uint64 // VmHWM: the peak since the process started

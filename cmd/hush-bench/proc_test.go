@@ -54,3 +54,22 @@ func TestReadOwnProcess(t *testing.T) {
 		t.Error("clockTicks = 0")
 	}
 }
+
+func TestParseMachineBusy(t *testing.T) {
+	text := "cpu  71927 10 18411 194277 1077 5 1556 59 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n"
+	got, err := parseMachineBusy(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := uint64(71927 + 10 + 18411 + 5 + 1556 + 59); got != want {
+		t.Errorf("busy = %d, want %d", got, want)
+	}
+	for _, bad := range []string{"", "cpu0 1 2 3 4 5\n", "cpu 1 2 x 4 5\n"} {
+		if _, err := parseMachineBusy(bad); err == nil {
+			t.Errorf("parseMachineBusy(%q) succeeded", bad)
+		}
+	}
+	if _, err := readMachineBusy(); err != nil {
+		t.Skipf("no /proc/stat here: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 // in KiB, CPU in microseconds per request or in cores (1 = one CPU busy for
 // the whole window).
 type result struct {
+	Label           string  `json:"label,omitempty"` // what was measured, for scripts
 	Scenario        string  `json:"scenario"`
 	URL             string  `json:"url"`
 	Mode            string  `json:"mode"` // closed or open
@@ -40,6 +41,7 @@ type result struct {
 	ServerPeakRSSKiB uint64  `json:"server_peak_rss_kib,omitempty"` // VmHWM: peak since the server started
 	ServerRSSKiB     uint64  `json:"server_rss_kib,omitempty"`      // VmRSS at the end of the window
 	ClientCPUCores   float64 `json:"client_cpu_cores"`
+	OtherCPUCores    float64 `json:"other_cpu_cores"` // the machine's busy CPU not spent by server or client: interference
 	ClockTicks       uint64  `json:"clock_ticks_per_s"`
 }
 
@@ -59,6 +61,7 @@ func newResult(cfg runConfig, url string, sc scenario, workers []*worker, snap [
 	secs := cfg.dur.Seconds()
 	ticks := clockTicks()
 	r := &result{
+		Label:           cfg.label,
 		Scenario:        cfg.scenario,
 		URL:             url,
 		Mode:            "closed",
@@ -86,6 +89,8 @@ func newResult(cfg runConfig, url string, sc scenario, workers []*worker, snap [
 	if rs, ok := sc.(*retrieveScenario); ok {
 		r.Recreated = rs.recreated.Load()
 	}
+	machine := cores(snap[1].machine-snap[0].machine, ticks, secs)
+	r.OtherCPUCores = max(0, machine-r.ClientCPUCores)
 	if cfg.pid > 0 {
 		used := snap[1].server.total() - snap[0].server.total()
 		r.ServerPID = cfg.pid
@@ -95,6 +100,7 @@ func newResult(cfg runConfig, url string, sc scenario, workers []*worker, snap [
 		}
 		r.ServerPeakRSSKiB = snap[1].mem.HWM
 		r.ServerRSSKiB = snap[1].mem.RSS
+		r.OtherCPUCores = max(0, r.OtherCPUCores-r.ServerCPUCores)
 	}
 	return r
 }
@@ -133,7 +139,8 @@ func (r *result) writeText(w io.Writer) {
 		fmt.Fprintf(w, "server pid %d: %.1f µs CPU per request (%.2f cores), peak RSS %.1f MiB, RSS now %.1f MiB\n",
 			r.ServerPID, r.ServerCPUPerReq, r.ServerCPUCores, float64(r.ServerPeakRSSKiB)/1024, float64(r.ServerRSSKiB)/1024)
 	}
-	fmt.Fprintf(w, "load generator: %.2f cores (CPU time at %d ticks/s)\n", r.ClientCPUCores, r.ClockTicks)
+	fmt.Fprintf(w, "load generator: %.2f cores; rest of the machine: %.2f cores (CPU time at %d ticks/s)\n",
+		r.ClientCPUCores, r.OtherCPUCores, r.ClockTicks)
 }
 
 // us formats microseconds as a duration.

@@ -22,6 +22,7 @@ type runConfig struct {
 	payload  int
 	pid      int
 	rate     float64 // iterations per second; 0 = closed loop
+	label    string
 }
 
 // Bounds that keep every run short and local.
@@ -47,6 +48,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.IntVar(&cfg.payload, "payload", 64, "payload size in bytes")
 	fs.IntVar(&cfg.pid, "pid", 0, "server process id: report its CPU time per request and its RSS")
 	fs.Float64Var(&cfg.rate, "rate", 0, "open loop: start this many iterations per second (latency from the intended start)")
+	fs.StringVar(&cfg.label, "label", "", "a name for the server, copied into the report")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -190,9 +192,11 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 	}
 }
 
-// snapshot is the CPU time of the server (when known) and of this process.
+// snapshot is the CPU time of the server (when known), of this process and
+// of the whole machine.
 type snapshot struct {
 	server, self procCPU
+	machine      uint64
 	mem          procMem
 }
 
@@ -200,6 +204,9 @@ func takeSnapshot(pid string) (snapshot, error) {
 	var s snapshot
 	var err error
 	if s.self, err = readCPU("self"); err != nil {
+		return s, err
+	}
+	if s.machine, err = readMachineBusy(); err != nil {
 		return s, err
 	}
 	if pid == "" {
