@@ -1,4 +1,4 @@
-.PHONY: test run build vet
+.PHONY: test run build vet bench
 
 # The whole test suite: vet, then every test under the race detector.
 test:
@@ -15,3 +15,9 @@ build:
 vet:
 	gofmt -l . | (! grep .)
 	go vet ./...
+
+# Hush against the hush-bench baseline, pinned, A/B alternated; prints the
+# table of docs/performance.md. Knobs: BENCH_DURATION (10s), BENCH_CONCURRENCY
+# (32), BENCH_PAYLOAD (64), BENCH_ROUNDS (3), BENCH_WARMUP (500ms).
+bench:
+	./scripts/bench.sh
