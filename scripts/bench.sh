@@ -110,6 +110,9 @@ echo "baseline pid $base_pid on 127.0.0.1:$base_port; hush pid $hush_pid on 127.
 echo "servers: ${server_pin[*]:-unpinned} GOMAXPROCS=1; load: ${load_pin[*]:-unpinned}"
 quiet=$(awk "BEGIN{printf \"%.2f\", ($busy1-$busy0)/$(getconf CLK_TCK 2>/dev/null || echo 100)}")
 echo "machine busy before the load (idle servers): $quiet cores over 1s"
+if awk "BEGIN{exit !($quiet > 0.2)}"; then
+  echo "WARNING: other processes are using the CPUs; the figures will be noisy" >&2
+fi
 echo "columns: server CPU per request and cores used; load generator and other processes in cores"
 echo "each run: $conns workers, ${warmup} warm-up, $duration measured, $payload-byte payload; $rounds rounds per scenario"
 echo
