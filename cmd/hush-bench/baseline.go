@@ -145,9 +145,9 @@ func (b *baseServer) retrieve(w http.ResponseWriter, r *http.Request) {
 	}
 	o := b.render(r, token, e)
 	b.mu.Unlock()
-	if payload != nil {
+	if payload != nil { // as Hush: the last view is shown unexpired, with views_remaining 0
 		empty := ""
-		o.Passphrase = &empty
+		o.Passphrase, o.Expired, o.ExpiredOn = &empty, false, nil
 	}
 	baseWrite(w, http.StatusOK, baseShownJSON{basePushJSON: o, Payload: payload, Files: []struct{}{}})
 }
