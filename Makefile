@@ -1,4 +1,4 @@
-.PHONY: test run build vet screenshots
+.PHONY: test run build vet screenshots bench
 
 # Packages whose tests also run on PostgreSQL (HUSH_TEST_ENGINE=postgres).
 PG_PACKAGES = ./internal/store ./internal/service ./internal/api ./internal/web ./internal/app
@@ -26,3 +26,9 @@ vet:
 screenshots:
 	mkdir -p docs/screenshots
 	HUSH_REQUIRE_ALL=1 HUSH_SCREENSHOTS=$(CURDIR)/docs/screenshots go test -count=1 -run TestBrowserFlows ./internal/web/
+
+# Hush against the hush-bench baseline, pinned, A/B alternated; prints the
+# table of docs/performance.md. Knobs: BENCH_DURATION (10s), BENCH_CONCURRENCY
+# (32), BENCH_PAYLOAD (64), BENCH_ROUNDS (3), BENCH_WARMUP (500ms).
+bench:
+	./scripts/bench.sh

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startBaseline serves the baseline on a free loopback port until the test ends.
+func startBaseline(t *testing.T) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- serveBaseline(ctx, "127.0.0.1:0", func(a net.Addr) { addr <- a }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("baseline: %v", err)
+		}
+	})
+	select {
+	case a := <-addr:
+		return "http://" + a.String()
+	case err := <-done:
+		t.Fatalf("baseline did not start: %v", err)
+	}
+	return ""
+}
+
+func TestScenariosAgainstBaseline(t *testing.T) {
+	url := startBaseline(t)
+	for _, sc := range []string{"create", "cycle", "retrieve"} {
+		for _, rate := range []float64{0, 2000} {
+			name := sc
+			if rate > 0 {
+				name += "/open"
+			}
+			t.Run(name, func(t *testing.T) {
+				res, err := run(context.Background(), runConfig{
+					url: url, scenario: sc, conns: 4, dur: 300 * time.Millisecond,
+					warmup: 50 * time.Millisecond, payload: 64, pid: os.Getpid(), rate: rate,
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Requests == 0 || res.Errors != 0 {
+					t.Fatalf("requests %d, errors %d (%s)", res.Requests, res.Errors, res.FirstError)
+				}
+				if res.P50 > res.P99 || res.P99 > res.Max || res.ServerPeakRSSKiB == 0 {
+					t.Errorf("inconsistent report: %+v", res)
+				}
+			})
+		}
+	}
+}
+
+// A 1-view push answers its payload once, then an expired object.
+func TestBaselineHonoursViews(t *testing.T) {
+	c := newClient(startBaseline(t), 1, 16)
+	ctx := context.Background()
+	var buf bytes.Buffer
+	token, err := c.create(ctx, c.createBody(1), &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.retrieve(ctx, token, &buf); err != nil {
+		t.Fatalf("first retrieve: %v", err)
+	}
+	err = c.retrieve(ctx, token, &buf)
+	if err == nil || !strings.Contains(buf.String(), `"expired":true`) || !strings.Contains(buf.String(), `"payload":null`) {
+		t.Fatalf("second retrieve: %v, %s", err, buf.String())
+	}
+	if _, err := c.do(ctx, "GET", "/api/v2/pushes/nope", nil, &buf); err != nil || !strings.Contains(buf.String(), "Not Found") {
+		t.Errorf("unknown token: %v %s", err, buf.String())
+	}
+}
+
+func TestRunRefusesRemoteAndBounds(t *testing.T) {
+	for _, cfg := range []runConfig{
+		{url: "http://192.0.2.1:80", scenario: "create", conns: 1, dur: time.Second, payload: 1},
+		{url: "http://127.0.0.1:1", scenario: "create", conns: 1, dur: time.Hour, payload: 1},
+		{url: "http://127.0.0.1:1", scenario: "create", conns: 0, dur: time.Second, payload: 1},
+	} {
+		if _, err := run(context.Background(), cfg); err == nil {
+			t.Errorf("run(%+v) succeeded", cfg)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := mainCode(context.Background(), []string{"baseline", "-addr", "0.0.0.0:0"}, &out, &errOut); code == 0 {
+		t.Error("baseline listened on a non-loopback address")
+	}
+	if code := mainCode(context.Background(), []string{"run", "-url", "http://127.0.0.1:1", "-scenario", "nope", "-d", "1s"}, &out, &errOut); code == 0 {
+		t.Error("an unknown scenario was accepted")
+	}
+}
+
+func TestJSONReport(t *testing.T) {
+	url := startBaseline(t)
+	var out, errOut bytes.Buffer
+	code := mainCode(context.Background(), []string{"run", "-url", url, "-scenario", "create", "-c", "2",
+		"-d", "200ms", "-warmup", "0s", "-json", "-pid", strconv.Itoa(os.Getpid())}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	s := out.String()
+	if strings.Count(s, "\n") != 1 || !strings.Contains(s, `"scenario":"create"`) || !strings.Contains(s, `"server_cpu_us_per_req"`) {
+		t.Errorf("JSON report: %s", s)
+	}
+}

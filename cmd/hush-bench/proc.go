@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// procCPU is a process's CPU time so far, in clock ticks.
+type procCPU struct {
+	utime, stime uint64
+}
+
+func (c procCPU) total() uint64 { return c.utime + c.stime }
+
+// parseStat reads utime and stime (fields 14 and 15, see proc(5)) from the
+// text of /proc/<pid>/stat. The command name (field 2) is in parentheses and
+// may itself hold spaces and parentheses, so fields are counted from the
+// last ')'.
+func parseStat(line string) (procCPU, error) {
+	end := strings.LastIndexByte(line, ')')
+	if end < 0 {
+		return procCPU{}, errors.New("stat: no command name")
+	}
+	f := strings.Fields(line[end+1:]) // f[0] is field 3 (state)
+	if len(f) < 13 {
+		return procCPU{}, fmt.Errorf("stat: %d fields after the command name, want at least 13", len(f))
+	}
+	u, err := strconv.ParseUint(f[11], 10, 64)
+	if err != nil {
+		return procCPU{}, fmt.Errorf("stat: utime: %w", err)
+	}
+	s, err := strconv.ParseUint(f[12], 10, 64)
+	if err != nil {
+		return procCPU{}, fmt.Errorf("stat: stime: %w", err)
+	}
+	return procCPU{utime: u, stime: s}, nil
+}
+
+// readCPU returns the CPU time of process pid ("self" for this one).
+func readCPU(pid string) (procCPU, error) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return procCPU{}, err
+	}
+	return parseStat(string(b))
+}
+
+// parseMachineBusy returns the CPU time (in clock ticks) that all CPUs
+// together spent on anything but idling and waiting for I/O, from the first
+// line ("cpu  user nice system idle iowait irq softirq steal …") of
+// /proc/stat. Guest time is already counted in user and nice.
+func parseMachineBusy(text string) (uint64, error) {
+	line, _, _ := strings.Cut(text, "\n")
+	f := strings.Fields(line)
+	if len(f) < 5 || f[0] != "cpu" {
+		return 0, errors.New("/proc/stat: no cpu line")
+	}
+	var busy uint64
+	for i, v := range f[1:min(len(f), 9)] { // user … steal
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/stat: %w", err)
+		}
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return busy, nil
+}
+
+// readMachineBusy returns the busy CPU time of the whole machine.
+func readMachineBusy() (uint64, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	return parseMachineBusy(string(b))
+}
+
+// procMem is a process's resident set size, in KiB.
+type procMem struct {
+	HWM uint64 // VmHWM: the peak since the process started
+	RSS uint64 // VmRSS: now
+}
+
+// parseStatus reads VmHWM and VmRSS from the text of /proc/<pid>/status.
+func parseStatus(text string) (procMem, error) {
+	var m procMem
+	found := 0
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		key, val, ok := strings.Cut(sc.Text(), ":")
+		if !ok || (key != "VmHWM" && key != "VmRSS") {
+			continue
+		}
+		f := strings.Fields(val)
+		if len(f) != 2 || f[1] != "kB" {
+			return procMem{}, fmt.Errorf("status: %s: unexpected %q", key, val)
+		}
+		n, err := strconv.ParseUint(f[0], 10, 64)
+		if err != nil {
+			return procMem{}, fmt.Errorf("status: %s: %w", key, err)
+		}
+		if key == "VmHWM" {
+			m.HWM = n
+		} else {
+			m.RSS = n
+		}
+		found++
+	}
+	if found != 2 {
+		return procMem{}, errors.New("status: VmHWM or VmRSS missing")
+	}
+	return m, nil
+}
+
+// readMem returns the memory figures of process pid.
+func readMem(pid string) (procMem, error) {
+	b, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return procMem{}, err
+	}
+	return parseStatus(string(b))
+}
+
+// clockTicks returns the kernel's USER_HZ, the unit of utime and stime:
+// `getconf CLK_TCK` when it answers, else 100, its value on every Linux
+// architecture in practice.
+func clockTicks() uint64 {
+	out, err := exec.Command("getconf", "CLK_TCK").Output()
+	if err == nil {
+		if n, err := strconv.ParseUint(strings.TrimSpace(string(out)), 10, 64); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 100
+}

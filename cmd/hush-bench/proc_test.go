@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"strconv"
+	"testing"
+)
+
+// A line of /proc/<pid>/stat with a command name holding spaces and a ')'.
+const sampleStat = "27157 (hush serve) x) S 1 27157 27100 0 -1 4194560 2841 0 0 0 1534 287 0 0 20 0 8 0 123456 1311993856 6272 18446744073709551615 1 1 0 0 0 0 0 0 2143420159 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+
+func TestParseStat(t *testing.T) {
+	got, err := parseStat(sampleStat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.utime != 1534 || got.stime != 287 || got.total() != 1821 {
+		t.Errorf("parseStat = %+v, want utime 1534 stime 287", got)
+	}
+	for _, bad := range []string{"", "27157 hush S 1", "1 (x) S 1 2 3", "1 (x) S 1 2 3 4 5 6 7 8 9 u 11"} {
+		if _, err := parseStat(bad); err == nil {
+			t.Errorf("parseStat(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	text := "Name:\thush\nVmPeak:\t 1281240 kB\nVmHWM:\t   27748 kB\nVmRSS:\t   25088 kB\nThreads:\t8\n"
+	got, err := parseStatus(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.HWM != 27748 || got.RSS != 25088 {
+		t.Errorf("parseStatus = %+v", got)
+	}
+	if _, err := parseStatus("Name:\thush\nVmRSS:\t1 kB\n"); err == nil {
+		t.Error("a status without VmHWM was accepted")
+	}
+	if _, err := parseStatus("VmHWM:\t1 MB\nVmRSS:\t1 kB\n"); err == nil {
+		t.Error("an unexpected unit was accepted")
+	}
+}
+
+func TestReadOwnProcess(t *testing.T) {
+	pid := strconv.Itoa(os.Getpid())
+	if _, err := readCPU(pid); err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	m, err := readMem(pid)
+	if err != nil || m.RSS == 0 || m.HWM < m.RSS {
+		t.Errorf("readMem = %+v, %v", m, err)
+	}
+	if n := clockTicks(); n == 0 {
+		t.Error("clockTicks = 0")
+	}
+}
+
+func TestParseMachineBusy(t *testing.T) {
+	text := "cpu  71927 10 18411 194277 1077 5 1556 59 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n"
+	got, err := parseMachineBusy(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := uint64(71927 + 10 + 18411 + 5 + 1556 + 59); got != want {
+		t.Errorf("busy = %d, want %d", got, want)
+	}
+	for _, bad := range []string{"", "cpu0 1 2 3 4 5\n", "cpu 1 2 x 4 5\n"} {
+		if _, err := parseMachineBusy(bad); err == nil {
+			t.Errorf("parseMachineBusy(%q) succeeded", bad)
+		}
+	}
+	if _, err := readMachineBusy(); err != nil {
+		t.Skipf("no /proc/stat here: %v", err)
+	}
+}

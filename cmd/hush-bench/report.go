@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// result is the report of one run. Latencies are in microseconds, memory
+// in KiB, CPU in microseconds per request or in cores (1 = one CPU busy for
+// the whole window).
+type result struct {
+	Label           string  `json:"label,omitempty"` // what was measured, for scripts
+	Scenario        string  `json:"scenario"`
+	URL             string  `json:"url"`
+	Mode            string  `json:"mode"` // closed or open
+	Concurrency     int     `json:"concurrency"`
+	Rate            float64 `json:"rate,omitempty"` // iterations per second, open loop
+	DurationSeconds float64 `json:"duration_s"`
+	PayloadBytes    int     `json:"payload_bytes"`
+
+	Requests        uint64  `json:"requests"`
+	RPS             float64 `json:"rps"`
+	Errors          uint64  `json:"errors"`
+	ErrorsTransport uint64  `json:"errors_transport"`
+	ErrorsStatus    uint64  `json:"errors_status"`
+	ErrorsBody      uint64  `json:"errors_body"`
+	FirstError      string  `json:"first_error,omitempty"`
+	Recreated       uint64  `json:"recreated,omitempty"` // retrieve: replacement pushes created, not counted as requests
+
+	P50 uint64  `json:"p50_us"`
+	P90 uint64  `json:"p90_us"`
+	P99 uint64  `json:"p99_us"`
+	Max uint64  `json:"max_us"`
+	Avg float64 `json:"mean_us"`
+
+	ServerPID        int     `json:"server_pid,omitempty"`
+	ServerCPUPerReq  float64 `json:"server_cpu_us_per_req,omitempty"`
+	ServerCPUCores   float64 `json:"server_cpu_cores,omitempty"`
+	ServerPeakRSSKiB uint64  `json:"server_peak_rss_kib,omitempty"` // VmHWM: peak since the server started
+	ServerRSSKiB     uint64  `json:"server_rss_kib,omitempty"`      // VmRSS at the end of the window
+	ClientCPUCores   float64 `json:"client_cpu_cores"`
+	OtherCPUCores    float64 `json:"other_cpu_cores"` // the machine's busy CPU not spent by server or client: interference
+	ClockTicks       uint64  `json:"clock_ticks_per_s"`
+}
+
+func newResult(cfg runConfig, url string, sc scenario, workers []*worker, snap [2]snapshot) *result {
+	var h histogram
+	var fails [failKinds]uint64
+	first := ""
+	for _, w := range workers {
+		h.merge(&w.hist)
+		for k, n := range w.fails {
+			fails[k] += n
+		}
+		if first == "" {
+			first = w.firstErr
+		}
+	}
+	secs := cfg.dur.Seconds()
+	ticks := clockTicks()
+	r := &result{
+		Label:           cfg.label,
+		Scenario:        cfg.scenario,
+		URL:             url,
+		Mode:            "closed",
+		Concurrency:     cfg.conns,
+		DurationSeconds: secs,
+		PayloadBytes:    cfg.payload,
+		Requests:        h.n,
+		RPS:             float64(h.n) / secs,
+		ErrorsTransport: fails[failTransport],
+		ErrorsStatus:    fails[failStatus],
+		ErrorsBody:      fails[failBody],
+		FirstError:      first,
+		P50:             h.quantile(0.50),
+		P90:             h.quantile(0.90),
+		P99:             h.quantile(0.99),
+		Max:             h.max,
+		Avg:             h.mean(),
+		ClientCPUCores:  cores(snap[1].self.total()-snap[0].self.total(), ticks, secs),
+		ClockTicks:      ticks,
+	}
+	r.Errors = r.ErrorsTransport + r.ErrorsStatus + r.ErrorsBody
+	if cfg.rate > 0 {
+		r.Mode, r.Rate = "open", cfg.rate
+	}
+	if rs, ok := sc.(*retrieveScenario); ok {
+		r.Recreated = rs.recreated.Load()
+	}
+	machine := cores(snap[1].machine-snap[0].machine, ticks, secs)
+	r.OtherCPUCores = max(0, machine-r.ClientCPUCores)
+	if cfg.pid > 0 {
+		used := snap[1].server.total() - snap[0].server.total()
+		r.ServerPID = cfg.pid
+		r.ServerCPUCores = cores(used, ticks, secs)
+		if h.n > 0 {
+			r.ServerCPUPerReq = float64(used) * 1e6 / float64(ticks) / float64(h.n)
+		}
+		r.ServerPeakRSSKiB = snap[1].mem.HWM
+		r.ServerRSSKiB = snap[1].mem.RSS
+		r.OtherCPUCores = max(0, r.OtherCPUCores-r.ServerCPUCores)
+	}
+	return r
+}
+
+// cores converts CPU ticks over a window to CPUs busy.
+func cores(ticks, perSecond uint64, secs float64) float64 {
+	if secs <= 0 || perSecond == 0 {
+		return 0
+	}
+	return float64(ticks) / float64(perSecond) / secs
+}
+
+func (r *result) writeJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	return enc.Encode(r)
+}
+
+func (r *result) writeText(w io.Writer) {
+	mode := "closed loop"
+	if r.Mode == "open" {
+		mode = fmt.Sprintf("open loop at %.0f iterations/s", r.Rate)
+	}
+	fmt.Fprintf(w, "scenario %s against %s: %d workers, %s, %gs measured, %d-byte payload\n",
+		r.Scenario, r.URL, r.Concurrency, mode, r.DurationSeconds, r.PayloadBytes)
+	fmt.Fprintf(w, "requests %d (%.1f req/s), errors %d (transport %d, status %d, body %d)\n",
+		r.Requests, r.RPS, r.Errors, r.ErrorsTransport, r.ErrorsStatus, r.ErrorsBody)
+	if r.FirstError != "" {
+		fmt.Fprintf(w, "first error: %s\n", r.FirstError)
+	}
+	if r.Recreated > 0 {
+		fmt.Fprintf(w, "replacement pushes created (not counted): %d\n", r.Recreated)
+	}
+	fmt.Fprintf(w, "latency p50 %v, p90 %v, p99 %v, max %v, mean %v\n",
+		us(float64(r.P50)), us(float64(r.P90)), us(float64(r.P99)), us(float64(r.Max)), us(r.Avg))
+	if r.ServerPID > 0 {
+		fmt.Fprintf(w, "server pid %d: %.1f µs CPU per request (%.2f cores), peak RSS %.1f MiB, RSS now %.1f MiB\n",
+			r.ServerPID, r.ServerCPUPerReq, r.ServerCPUCores, float64(r.ServerPeakRSSKiB)/1024, float64(r.ServerRSSKiB)/1024)
+	}
+	fmt.Fprintf(w, "load generator: %.2f cores; rest of the machine: %.2f cores (CPU time at %d ticks/s)\n",
+		r.ClientCPUCores, r.OtherCPUCores, r.ClockTicks)
+}
+
+// us formats microseconds as a duration.
+func us(v float64) time.Duration {
+	return time.Duration(v * float64(time.Microsecond)).Round(time.Microsecond)
+}
