@@ -50,6 +50,7 @@ type Config struct {
 	Push              push.Settings  // push limits and defaults from the PWP__ variables
 	DisableSignups    bool           // PWP__DISABLE_SIGNUPS: no self-service sign-up page
 	DisableLogins     bool           // PWP__DISABLE_LOGINS: no web sign-in (API tokens still work)
+	Hardening         Hardening      // rate limits, server timeouts, metrics listener (hardening.go)
 }
 
 // serveFlag ties a command-line flag of `hush serve` to its environment variable.
@@ -120,6 +121,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		loadMasterKeys,
 		loadTimings,
 		loadWeb,
+		loadHardening,
 	}
 	var errs []error
 	for _, step := range steps {
