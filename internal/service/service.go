@@ -27,6 +27,9 @@ type Service struct {
 	MaxFileSize int64
 	MaxPushSize int64
 
+	// Observe, when set, is told of push life events (EventCreated, …).
+	Observe func(event string)
+
 	sweep sweepState
 }
 
