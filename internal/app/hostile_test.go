@@ -122,6 +122,10 @@ func TestHostileInput(t *testing.T) {
 		{name: "huge page", method: "GET", path: "/api/v2/pushes/active?page=99999999999999999999", hdr: []string{"Authorization", "Bearer " + apiToken}, want: []int{400}},
 		{name: "negative page", method: "GET", path: "/api/v2/pushes/active?page=-1", hdr: []string{"Authorization", "Bearer " + apiToken}, want: []int{400}},
 		{name: "oversized header", method: "GET", path: "/api/v2/version", hdr: []string{"X-Big", strings.Repeat("b", 100<<10)}, want: []int{431}},
+		{name: "sign-in email invalid UTF-8", method: "POST", path: "/users/sign_in", ctype: "application/x-www-form-urlencoded", body: []byte("email=%ff%fe%40x.com&password=x"), want: []int{200, 400, 401, 422}},
+		{name: "sign-up email invalid UTF-8", method: "POST", path: "/users/sign_up", ctype: "application/x-www-form-urlencoded", body: []byte("email=%ff%40x.com&password=%ff%ff%ff%ff%ff%ff%ff%ff&password_confirmation=%ff%ff%ff%ff%ff%ff%ff%ff"), want: []int{200, 303, 400, 422}},
+		{name: "token invalid UTF-8", method: "GET", path: "/api/v2/pushes/%FF%9A", want: []int{404}},
+		{name: "web token invalid UTF-8", method: "GET", path: "/p/%FF%9A/r", want: []int{200, 404}},
 		{name: "web form invalid UTF-8", method: "POST", path: "/", ctype: "application/x-www-form-urlencoded", body: []byte("push[payload]=%ff%fe&push[kind]=text"), hdr: []string{"Origin", srv.url}, want: []int{400, 422}},
 	}
 	// Multipart file names with path tricks: accepted, stored by their last
