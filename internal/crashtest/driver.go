@@ -259,10 +259,10 @@ func (r *runner) get(ctx context.Context, token string, owner bool) (*retrieveRe
 func (r *runner) retrieve(ctx context.Context, p *tracked) error {
 	got, status, err := r.get(ctx, p.token, false)
 	if err != nil {
-		if ctx.Err() == nil {
-			p.unknown.Add(1)
-			atomic.AddInt64(&r.rep.UnknownOutcomes, 1)
-		}
+		// A kill, or the end of the load cancelling the request: the
+		// server may have claimed the view without the answer arriving.
+		p.unknown.Add(1)
+		atomic.AddInt64(&r.rep.UnknownOutcomes, 1)
 		return err
 	}
 	if status != 200 {
