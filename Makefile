@@ -1,4 +1,4 @@
-.PHONY: test run build vet screenshots bench
+.PHONY: test run build vet screenshots bench fuzz crashtest
 
 # Packages whose tests also run on PostgreSQL (HUSH_TEST_ENGINE=postgres).
 PG_PACKAGES = ./internal/store ./internal/service ./internal/api ./internal/web ./internal/app
@@ -10,6 +10,19 @@ test:
 	go vet ./...
 	go test -race -count=1 ./...
 	HUSH_TEST_ENGINE=postgres go test -race -count=1 $(PG_PACKAGES)
+	FUZZTIME=10s scripts/fuzz.sh
+
+# Every fuzz target for FUZZTIME each (make fuzz FUZZTIME=10m).
+FUZZTIME ?= 1m
+fuzz:
+	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+# The long crash test: kill -9 under load for CRASHTIME, at least CRASHKILLS times
+# (a short run, TestCrashSafety, is part of make test).
+CRASHTIME ?= 5m
+CRASHKILLS ?= 100
+crashtest: build
+	go run ./cmd/hush-crashtest -bin bin/hush -duration $(CRASHTIME) -kills $(CRASHKILLS)
 
 # Run the service on the embedded SQLite database under ./data.
 run:

@@ -70,11 +70,15 @@ func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *p
 		if !s.mayStoreFiles(user, nil, set.Count) {
 			continue
 		}
-		up, err := s.Service.StoreFile(ctx, safeFileName(fileName), partType(part.Header.Get("Content-Type"), fileName), part, stored)
+		body := &readErrReader{r: part}
+		up, err := s.Service.StoreFile(ctx, safeFileName(fileName), partType(part.Header.Get("Content-Type"), fileName), body, stored)
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
 				return nil, set, bodyError(err)
+			}
+			if body.err != nil { // the upload was cut off or malformed: the client's fault
+				return nil, set, bodyError(body.err)
 			}
 			return nil, set, err
 		}
@@ -113,4 +117,20 @@ func partType(sent, fileName string) string {
 		return t
 	}
 	return "application/octet-stream"
+}
+
+// readErrReader remembers the error, other than io.EOF, that reading the
+// request body gave, so that a truncated upload is told apart from a
+// failure of the file store.
+type readErrReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErrReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }

@@ -82,7 +82,8 @@ var listenRE = regexp.MustCompile(`msg=listening addr=(\S+)|"msg":"listening","a
 // startServe runs `hush serve` on 127.0.0.1:0 and waits until it listens.
 func startServe(t *testing.T, env map[string]string) *server {
 	t.Helper()
-	full := map[string]string{"HUSH_ADDR": "127.0.0.1:0"}
+	// The request rate limit is off unless a test sets it: tests send bursts.
+	full := map[string]string{"HUSH_ADDR": "127.0.0.1:0", "PWP__THROTTLING__MINUTE": "0", "PWP__THROTTLING__SECOND": "0"}
 	for k, v := range withDB(t, env) {
 		full[k] = v
 	}

@@ -65,7 +65,8 @@ var addrRE = regexp.MustCompile(`msg=listening addr=(\S+)`)
 func startInstance(t *testing.T, env map[string]string) *instance {
 	t.Helper()
 	cmd := exec.Command(hushBinary(t), "serve")
-	cmd.Env = []string{"HUSH_ADDR=127.0.0.1:0", "HUSH_LOG_LEVEL=info", "PATH=" + os.Getenv("PATH")}
+	cmd.Env = []string{"HUSH_ADDR=127.0.0.1:0", "HUSH_LOG_LEVEL=info", "PATH=" + os.Getenv("PATH"),
+		"PWP__THROTTLING__MINUTE=0", "PWP__THROTTLING__SECOND=0"} // tests send bursts
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -60,6 +60,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 	call(t, "GET", srv.url+"/api/v2/pushes/active", nil, "Authorization", "Bearer bad-token-Wq7c")
 	call(t, "POST", srv.url+"/api/v2/pushes", map[string]any{"push": map[string]any{"payload": 5, "passphrase": "phrase-Lm5w-door"}})
 	secrets = append(secrets, "wrong-Gz1k-guess", "bad-token-Wq7c")
+	secrets = append(secrets, driveWebAndFiles(t, srv.url, apiToken)...) // web flows, files (secrets_web_test.go)
 	// The url_token is a capability too: access logs hide it.
 	secrets = append(secrets, tokens...)
 	srv.stop(t)
@@ -71,6 +72,15 @@ func TestSecretsNeverLogged(t *testing.T) {
 	for _, s := range secrets {
 		if strings.Contains(logs, s) {
 			t.Errorf("secret %q appears in the logs", s)
+		}
+	}
+	files := fileStoreBytes(t, dir)
+	if len(files) == 0 {
+		t.Fatal("the file store is empty")
+	}
+	for _, s := range secrets {
+		if bytes.Contains(files, []byte(s)) {
+			t.Errorf("secret %q is in the file store in plaintext", s)
 		}
 	}
 	if testdb.Engine() != "sqlite" {

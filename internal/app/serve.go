@@ -12,6 +12,7 @@ import (
 
 	"hush/internal/api"
 	"hush/internal/config"
+	"hush/internal/metrics"
 	"hush/internal/secure"
 	"hush/internal/service"
 	"hush/internal/web"
@@ -48,6 +49,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	svc := service.New(st, keys, secure.DefaultArgon(), cfg.Push, nil)
 	svc.Files = files
 	svc.MaxFileSize, svc.MaxPushSize = cfg.MaxFileSize, cfg.MaxPushSize
+	met := newMetrics(cfg)
+	svc.Observe = met.PushEvent
 	apiServer := &api.Server{
 		Service:        svc,
 		BaseURL:        cfg.BaseURL,
@@ -70,17 +73,14 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	mux.Handle("GET /help/api", apiServer.HelpHandler())
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", readyz(st, files))
-	srv := &http.Server{
-		// The legacy v1 JSON paths (/p.json, /p/<token>.json …) are taken
-		// before the mux; every other path goes to it.
-		Handler:           accessLog(log, apiServer.Legacy(mux)),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	// The legacy v1 JSON paths (/p.json, /p/<token>.json …) are taken before
+	// the mux; every other path goes to it.
+	srv := newHTTPServer(cfg, log, met, apiServer.Legacy(mux))
+	stopMetrics, err := serveMetrics(cfg, log, met)
+	if err != nil {
+		return err
 	}
+	defer stopMetrics()
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
@@ -93,7 +93,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		defer close(sweepDone)
 		sessionsDone := make(chan struct{})
 		go func() { defer close(sessionsDone); webServer.RunCleanup(sweepCtx, cfg.SweepInterval) }()
-		sweepLoop(sweepCtx, svc, cfg, log)
+		sweepLoop(sweepCtx, svc, cfg, log, met)
 		<-sessionsDone
 	}()
 
@@ -120,11 +120,14 @@ func (e *env) serve(ctx context.Context, args []string) error {
 }
 
 // sweepLoop expires and purges pushes every cfg.SweepInterval.
-func sweepLoop(ctx context.Context, svc *service.Service, cfg *config.Config, log *slog.Logger) {
+func sweepLoop(ctx context.Context, svc *service.Service, cfg *config.Config, log *slog.Logger, met *metrics.Metrics) {
 	t := time.NewTicker(cfg.SweepInterval)
 	defer t.Stop()
 	for {
 		res, err := svc.Sweep(ctx, cfg.PurgeAfter)
+		if ctx.Err() == nil {
+			met.Sweep(err, res.Expired, res.Deleted, res.FilesPurged, res.OrphansFound)
+		}
 		switch {
 		case err != nil && ctx.Err() == nil:
 			log.Error("sweep failed", "err", err)
@@ -138,35 +141,4 @@ func sweepLoop(ctx context.Context, svc *service.Service, cfg *config.Config, lo
 		case <-t.C:
 		}
 	}
-}
-
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
-}
-
-// accessLog logs one line per request: method, path with the token hidden,
-// status and duration. Never the query string (it may carry a passphrase).
-func accessLog(log *slog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
-		log.Info("request", "method", r.Method, "path", redactPath(r.URL.Path), "status", rec.status,
-			"duration_ms", float64(time.Since(start).Microseconds())/1000)
-	})
 }

@@ -51,6 +51,7 @@ type Config struct {
 	DisableSignups    bool           // PWP__DISABLE_SIGNUPS: no self-service sign-up page
 	DisableLogins     bool           // PWP__DISABLE_LOGINS: no web sign-in (API tokens still work)
 	S3                *S3            // S3-compatible file storage, or nil for <data-dir>/files
+	Hardening         Hardening      // rate limits, server timeouts, metrics listener (hardening.go)
 }
 
 // serveFlag ties a command-line flag of `hush serve` to its environment variable.
@@ -122,6 +123,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		loadTimings,
 		loadWeb,
 		loadS3,
+		loadHardening,
 	}
 	var errs []error
 	for _, step := range steps {

@@ -47,6 +47,7 @@ func TestDefaults(t *testing.T) {
 		SweepInterval:   time.Minute,
 		ShutdownTimeout: 15 * time.Second,
 		Push:            push.DefaultSettings(),
+		Hardening:       DefaultHardening(),
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", c, want)

@@ -47,8 +47,8 @@ func SealStream(dst io.Writer, src io.Reader, key, ad []byte) (int64, error) {
 	out := make([]byte, 0, StreamChunk+tagSize)
 	var total int64
 	for counter := uint32(0); ; counter++ {
-		n, err := io.ReadFull(src, buf)
-		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		n, err := readChunk(src, buf)
+		if err != nil {
 			return total, err
 		}
 		// A short (or empty) chunk is the last one; a stream whose length is
@@ -170,4 +170,23 @@ func (r *StreamReader) next() error {
 func SealedStreamSize(n int64) int64 {
 	full := n / StreamChunk
 	return int64(streamHeaderSize) + n + (full+1)*tagSize
+}
+
+// readChunk fills buf from r and stops early only at io.EOF. Unlike
+// io.ReadFull it passes on every other error, io.ErrUnexpectedEOF included:
+// a source that was cut off (a truncated multipart upload) must fail the
+// seal, not end the stream as if it were complete.
+func readChunk(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err == io.EOF { // io.EOF itself, as io.Reader returns it
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }

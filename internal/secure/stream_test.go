@@ -104,3 +104,25 @@ func BenchmarkSealStream(b *testing.B) {
 		}
 	}
 }
+
+// cutReader yields data, then fails as a truncated multipart part does.
+type cutReader struct{ data []byte }
+
+func (c *cutReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.ErrUnexpectedEOF
+	}
+	n := copy(p, c.data)
+	c.data = c.data[n:]
+	return n, nil
+}
+
+func TestSealStreamFailsOnTruncatedSource(t *testing.T) {
+	key := bytes.Repeat([]byte{1}, 32)
+	for _, n := range []int{0, 3, StreamChunk, StreamChunk + 5} {
+		var out bytes.Buffer
+		if _, err := SealStream(&out, &cutReader{data: make([]byte, n)}, key, nil); !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("%d bytes then ErrUnexpectedEOF: err = %v, want it passed on", n, err)
+		}
+	}
+}

@@ -82,5 +82,6 @@ func (s *Service) Create(ctx context.Context, u *push.User, params push.Params, 
 	if err != nil {
 		return nil, err
 	}
+	s.observe(EventCreated)
 	return &Created{Push: p, Draft: d, Files: rows}, nil
 }

@@ -34,6 +34,7 @@ func (s *Service) Expire(ctx context.Context, token string, u *push.User, m Meta
 	if _, err := s.Store.ExpireByHand(ctx, p.ID, s.event(push.EventExpire, u, m, s.now())); err != nil {
 		return nil, err
 	}
+	s.observe(EventExpired)
 	return s.Store.PushByToken(ctx, token)
 }
 

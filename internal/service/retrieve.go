@@ -80,6 +80,7 @@ func (s *Service) Retrieve(ctx context.Context, token, passphrase string, u *pus
 			return s.expiredView(ctx, p, u, m)
 		}
 		p.ViewCount = views
+		s.observe(EventViewed)
 		p.UpdatedAt = now
 	}
 	links, err := s.linkFiles(p, opened)

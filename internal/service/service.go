@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"time"
+	"unicode/utf8"
 
 	"hush/internal/blob"
 	"hush/internal/push"
@@ -26,6 +27,9 @@ type Service struct {
 	Files       blob.FileStore
 	MaxFileSize int64
 	MaxPushSize int64
+
+	// Observe, when set, is told of push life events (EventCreated, …).
+	Observe func(event string)
 
 	sweep sweepState
 }
@@ -84,9 +88,10 @@ func (s *Service) Lookup(ctx context.Context, token string) (*push.Push, error) 
 }
 
 // ValidToken reports whether token could name a push: tokens never hold
-// "/", "." or NUL and are bounded in length.
+// "/", "." or NUL, are valid UTF-8 (PostgreSQL refuses anything else) and
+// are bounded in length.
 func ValidToken(token string) bool {
-	if token == "" || len(token) > 128 {
+	if token == "" || len(token) > 128 || !utf8.ValidString(token) {
 		return false
 	}
 	for i := 0; i < len(token); i++ {

@@ -1,54 +1,22 @@
 package web
 
 import (
-	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
 	"strings"
 
+	"hush/internal/clientip"
 	"hush/internal/service"
 )
 
-// clientIP is the peer address, or, when the peer is a trusted proxy, the
-// right-most X-Forwarded-For address that is not itself a trusted proxy (the
-// same rule as the API's).
+// clientIP is the peer address, or, behind a trusted proxy, the address it
+// forwarded (clientip.Resolve: the rule shared with the rate limiter).
 func (s *Server) clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	peer, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	peer = peer.Unmap()
-	if !s.trusted(peer) {
-		return peer.String()
-	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			break
-		}
-		a = a.Unmap()
-		if !s.trusted(a) {
-			return a.String()
-		}
-		peer = a
-	}
-	return peer.String()
+	return clientip.Resolve(r, s.TrustedProxies)
 }
 
-func (s *Server) trusted(a netip.Addr) bool {
-	for _, p := range s.TrustedProxies {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
+func (s *Server) trusted(a netip.Addr) bool { return clientip.Trusted(s.TrustedProxies, a) }
 
 // origin is scheme://host for secret URLs: the configured base URL, else the
 // request's (forwarded headers honoured only from trusted proxies).

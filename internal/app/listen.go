@@ -1,0 +1,74 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"hush/internal/config"
+	"hush/internal/metrics"
+	"hush/internal/ratelimit"
+)
+
+// newMetrics returns the metrics registry, or nil when no metrics listener
+// is configured (nothing is then recorded).
+func newMetrics(cfg *config.Config) *metrics.Metrics {
+	if cfg.Hardening.MetricsAddr == "" {
+		return nil
+	}
+	return metrics.New()
+}
+
+// newHTTPServer builds the public server: the edge middleware around the
+// routes, and the timeouts that cut slow clients.
+func newHTTPServer(cfg *config.Config, log *slog.Logger, met *metrics.Metrics, routes http.Handler) *http.Server {
+	h := cfg.Hardening
+	e := &edge{
+		log:     log,
+		metrics: met,
+		limiter: ratelimit.New(h.RatePerMinute, h.RatePerSecond, nil),
+		trusted: cfg.TrustedProxies,
+		hsts:    strings.HasPrefix(cfg.BaseURL, "https://"),
+	}
+	return &http.Server{
+		Handler:           e.wrap(routes),
+		ReadHeaderTimeout: h.ReadHeaderTimeout,
+		ReadTimeout:       h.ReadTimeout,
+		WriteTimeout:      h.WriteTimeout,
+		IdleTimeout:       h.IdleTimeout,
+		MaxHeaderBytes:    h.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+}
+
+// serveMetrics starts the /metrics listener on HUSH_METRICS_ADDR, apart
+// from the public port, and returns the function that stops it.
+func serveMetrics(cfg *config.Config, log *slog.Logger, met *metrics.Metrics) (stop func(), err error) {
+	if met == nil {
+		return func() {}, nil
+	}
+	ln, err := net.Listen("tcp", cfg.Hardening.MetricsAddr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics listener on %s: %w", cfg.Hardening.MetricsAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", met.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		WriteTimeout: time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+	log.Info("metrics listening", "addr", ln.Addr().String())
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics listener failed", "err", err)
+		}
+	}()
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}, nil
+}
