@@ -28,8 +28,9 @@ import (
 
 type fuzzAPI struct {
 	h      http.Handler
-	token  string // a valid API token
-	pushTk string // an existing push's url_token
+	legacy http.Handler // the v1 JSON paths in front of h
+	token  string       // a valid API token
+	pushTk string       // an existing push's url_token
 }
 
 func newFuzzAPI(tb testing.TB) *fuzzAPI {
@@ -60,6 +61,7 @@ func newFuzzAPI(tb testing.TB) *fuzzAPI {
 		tb.Fatal(err)
 	}
 	f := &fuzzAPI{h: s.Handler(), token: tok}
+	f.legacy = s.Legacy(f.h)
 	res := f.do(tb, "POST", &url.URL{Path: "/api/v2/pushes"}, "application/json",
 		[]byte(`{"push":{"payload":"fuzz","expire_after_views":100}}`), "Authorization", "Bearer "+tok)
 	var obj struct {
@@ -169,6 +171,31 @@ func FuzzCreateMultipart(f *testing.F) {
 		w := a.do(t, "POST", &url.URL{Path: "/api/v2/pushes"}, "multipart/form-data; boundary=fuzzboundary", body,
 			"Authorization", "Bearer "+a.token)
 		check(t, "multipart create", w, 201, 400, 413, 422)
+	})
+}
+
+// FuzzCreateV1 sends bodies to the v1 create paths with their wrappers
+// (password, file_push, url).
+func FuzzCreateV1(f *testing.F) {
+	for _, s := range []string{
+		`{"password":{"payload":"x","expire_after_views":"2","deletable_by_viewer":"True"}}`,
+		`{"file_push":{"payload":"m","files":[{"filename":"a","content_base64":"eA=="}]}}`,
+		`{"url":{"payload":"https://example.com","retrieval_step":"False"}}`,
+		`{"password":"x"}`, `{"url":null}`, `{"file_push":{}}`, `{"push":{"payload":"x"}}`, `[]`, ``,
+	} {
+		for prefix := uint8(0); prefix < 3; prefix++ {
+			f.Add([]byte(s), prefix)
+		}
+	}
+	a := newFuzzAPI(f)
+	f.Fuzz(func(t *testing.T, body []byte, prefix uint8) {
+		path := []string{"/p.json", "/f.json", "/r.json"}[prefix%3]
+		req := httptest.NewRequest("POST", path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+a.token)
+		w := httptest.NewRecorder()
+		a.legacy.ServeHTTP(w, req)
+		check(t, "v1 create "+path, w, 201, 400, 401, 413, 422)
 	})
 }
 
