@@ -148,7 +148,7 @@ func (s *Server) jsonFiles(r *http.Request, user *push.User, params push.Params)
 			s.Service.Discard(r.Context(), set.Uploads)
 			return set, &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{"files": {"content_base64 is not valid base64."}}}
 		}
-		up, err := s.Service.StoreFile(r.Context(), safeFileName(name), ctype, bytes.NewReader(data), stored)
+		up, err := s.Service.StoreFile(r.Context(), service.SafeFileName(name), ctype, bytes.NewReader(data), stored)
 		if err != nil {
 			s.Service.Discard(r.Context(), set.Uploads)
 			return set, err
@@ -173,25 +173,6 @@ func decodeBase64(s string) ([]byte, error) {
 		return b, nil
 	}
 	return base64.RawURLEncoding.DecodeString(s)
-}
-
-// safeFileName keeps the last path element of a client's file name, without
-// control characters, so no client can be led to write outside a folder.
-func safeFileName(name string) string {
-	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
-		name = name[i+1:]
-	}
-	name = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
-			return -1
-		}
-		return r
-	}, name)
-	name = strings.TrimSpace(name)
-	if name == "" || name == "." || name == ".." {
-		return "file"
-	}
-	return name
 }
 
 // formParams maps push[payload], push[files][] … (or the same under another

@@ -6,7 +6,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"path"
 	"time"
 
 	"hush/internal/push"
@@ -71,7 +70,7 @@ func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *p
 			continue
 		}
 		body := &readErrReader{r: part}
-		up, err := s.Service.StoreFile(ctx, safeFileName(fileName), partType(part.Header.Get("Content-Type"), fileName), body, stored)
+		up, err := s.Service.StoreFile(ctx, service.SafeFileName(fileName), service.PartType(part.Header.Get("Content-Type"), fileName), body, stored)
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
@@ -105,18 +104,6 @@ func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *p
 		}
 	}
 	return params, set, nil
-}
-
-// partType is the content type of an uploaded part: as sent, else guessed
-// from the file name (the official CLI sends none).
-func partType(sent, fileName string) string {
-	if t, _, err := mime.ParseMediaType(sent); err == nil && sent != "" {
-		return t
-	}
-	if t := mime.TypeByExtension(path.Ext(fileName)); t != "" {
-		return t
-	}
-	return "application/octet-stream"
 }
 
 // readErrReader remembers the error, other than io.EOF, that reading the

@@ -1,7 +1,9 @@
 package web
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -213,6 +215,47 @@ func TestBrowserFlows(t *testing.T) {
 		chromedp.Click(css("main form button[type=submit]")), chromedp.WaitVisible(css("#secret")))
 	if got := run(b, carol, chromedp.TextContent(css("#secret"))); got != "door code 4711" {
 		t.Errorf("carol reads %q", got)
+	}
+
+	// A file push: Alice attaches a file in the form; Dave, with only the
+	// link, passes the retrieval step, sees the file and downloads it.
+	fileData := []byte("line one\nline two\n\x00\x01binary tail")
+	filePath := filepath.Join(t.TempDir(), "vpn-config.ovpn")
+	if err := os.WriteFile(filePath, fileData, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.do(alice, chromedp.Navigate(h.url+"/"), chromedp.WaitVisible(css("nav.tabs")),
+		chromedp.Click(css(`nav.tabs a[href="/?kind=file"]`)), chromedp.WaitVisible(css("#files")),
+		chromedp.SetUploadFiles(css("#files"), []string{filePath}),
+		chromedp.SendKeys(css("#payload"), "the VPN profile, as promised"))
+	b.shot(alice, "create-file")
+	b.do(alice, chromedp.Click(css("main form button[type=submit]")), chromedp.WaitVisible(css("#secret-url")))
+	link = run(b, alice, chromedp.Value(css("#secret-url")))
+	if !strings.HasSuffix(link, "/r") {
+		t.Fatalf("file push link %q", link)
+	}
+	dave := b.person()
+	b.do(dave, chromedp.Navigate(link), chromedp.WaitVisible(css("#reveal")),
+		chromedp.Click(css("#reveal")), chromedp.WaitVisible(css("ul.files a")))
+	if got := run(b, dave, chromedp.TextContent(css("#secret"))); got != "the VPN profile, as promised" {
+		t.Errorf("dave reads the message %q", got)
+	}
+	if li := run(b, dave, chromedp.Text(css("ul.files li"))); li != "vpn-config.ovpn ("+humanSize(int64(len(fileData)))+")" {
+		t.Errorf("file listed as %q", li)
+	}
+	b.shot(dave, "secret-files")
+	href := run(b, dave, chromedp.AttributeValue(css("ul.files a"), "href"))
+	if !strings.HasPrefix(href.Value, h.url+"/api/v2/files/") {
+		t.Fatalf("download link %q", href.Value)
+	}
+	res, err := http.Get(href.Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !bytes.Equal(got, fileData) {
+		t.Errorf("download: %d %q, want %q", res.StatusCode, got, fileData)
 	}
 
 	// The dashboard lists Alice's pushes; the audit log shows Bob's view.

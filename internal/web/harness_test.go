@@ -7,12 +7,14 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"hush/internal/api"
+	"hush/internal/blob"
 	"hush/internal/push"
 	"hush/internal/secure"
 	"hush/internal/service"
@@ -74,6 +76,9 @@ func newHarness(t *testing.T, configure func(*Options, *push.Settings)) *harness
 		configure(&opts, &settings)
 	}
 	svc := service.New(st, keys, secure.NewArgon(1, 64, 1, 4), settings, clk.Now)
+	if svc.Files, err = blob.NewDisk(filepath.Join(t.TempDir(), "files")); err != nil {
+		t.Fatal(err)
+	}
 	opts.Service = svc
 	w := New(opts)
 	apiServer := &api.Server{Service: svc, MaxBody: 2 << 20, Version: "test"}

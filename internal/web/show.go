@@ -1,8 +1,10 @@
 package web
 
 import (
+	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 
 	"hush/internal/push"
 	"hush/internal/service"
@@ -48,7 +50,8 @@ type secretView struct {
 	Files     []fileView
 }
 
-// fileView is one file of a file push.
+// fileView is one file of a push: its download link is the API's, which
+// serves it for push.FileLinkTTL without counting a view.
 type fileView struct {
 	Name string
 	Size string
@@ -76,6 +79,10 @@ func (s *Server) showRetrieval(w http.ResponseWriter, r *http.Request, res *serv
 		Deletable: p.DeletableByViewer != nil && *p.DeletableByViewer && p.ViewsRemaining() > 0,
 		Blur:      p.Kind == push.KindText,
 	}
+	for _, f := range res.Files {
+		v.Files = append(v.Files, fileView{Name: f.Name, Size: humanSize(f.Size),
+			URL: s.origin(r) + "/api/v2/files/" + f.Token + "/" + url.PathEscape(f.Name)})
+	}
 	if p.Kind == push.KindQR {
 		svg, err := qrSVG(v.Payload, "QR code of the secret")
 		if err != nil {
@@ -85,4 +92,25 @@ func (s *Server) showRetrieval(w http.ResponseWriter, r *http.Request, res *serv
 		v.QR = svg
 	}
 	s.render(w, r, "secret.html", page{Title: "Your secret", Data: v})
+}
+
+// humanSize writes a byte count for people: "0 bytes", "1 byte", "12.5 KiB".
+func humanSize(n int64) string {
+	switch {
+	case n == 1:
+		return "1 byte"
+	case n < 1024:
+		return fmt.Sprintf("%d bytes", n)
+	}
+	v, unit := float64(n)/1024, "KiB"
+	for _, u := range []string{"MiB", "GiB", "TiB"} {
+		if v < 1024 {
+			break
+		}
+		v, unit = v/1024, u
+	}
+	if v < 10 {
+		return fmt.Sprintf("%.1f %s", v, unit)
+	}
+	return fmt.Sprintf("%.0f %s", v, unit)
 }

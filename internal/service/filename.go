@@ -1,0 +1,39 @@
+package service
+
+import (
+	"mime"
+	"path"
+	"strings"
+	"unicode/utf8"
+)
+
+// SafeFileName keeps the last path element of a client's file name, without
+// control characters, so no client can be led to write outside a folder.
+func SafeFileName(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+			return -1
+		}
+		return r
+	}, name)
+	name = strings.TrimSpace(name)
+	if name == "" || name == "." || name == ".." {
+		return "file"
+	}
+	return name
+}
+
+// PartType is the content type of an uploaded part: as sent, else guessed
+// from the file name (the official CLI sends none).
+func PartType(sent, fileName string) string {
+	if t, _, err := mime.ParseMediaType(sent); err == nil && sent != "" {
+		return t
+	}
+	if t := mime.TypeByExtension(path.Ext(fileName)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}
