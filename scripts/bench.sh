@@ -96,7 +96,7 @@ wait_ready "$base_port" "$base_pid" baseline
 
 hush_port=$(free_port)
 mkdir -m 700 "$tmp/data"
-HUSH_ADDR="127.0.0.1:$hush_port" HUSH_DATA_DIR="$tmp/data" HUSH_LOG_LEVEL=warn GOMAXPROCS=1 \
+HUSH_ADDR="127.0.0.1:$hush_port" HUSH_DATA_DIR="$tmp/data" HUSH_LOG_LEVEL=warn PWP__THROTTLING__MINUTE=0 PWP__THROTTLING__SECOND=0 GOMAXPROCS=1 \
   "${server_pin[@]}" "$tmp/hush" serve >"$tmp/hush.log" 2>&1 &
 hush_pid=$!
 pids+=("$hush_pid")
