@@ -2,9 +2,7 @@ package api
 
 import (
 	"net/http"
-	"net/netip"
 	"strconv"
-	"strings"
 
 	"hush/internal/clientip"
 	"hush/internal/service"
@@ -38,27 +36,9 @@ func (s *Server) clientIP(r *http.Request) string {
 	return clientip.Resolve(r, s.TrustedProxies)
 }
 
-func (s *Server) trusted(a netip.Addr) bool { return clientip.Trusted(s.TrustedProxies, a) }
-
-// origin is scheme://host for secret URLs: the configured base URL, else the
-// request's (forwarded headers honoured only from trusted proxies).
+// origin is scheme://host for secret URLs (clientip.Origin).
 func (s *Server) origin(r *http.Request) string {
-	if s.BaseURL != "" {
-		return s.BaseURL
-	}
-	scheme, host := "http", r.Host
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	if peer, err := netip.ParseAddrPort(r.RemoteAddr); err == nil && s.trusted(peer.Addr().Unmap()) {
-		if p := r.Header.Get("X-Forwarded-Proto"); p == "http" || p == "https" {
-			scheme = p
-		}
-		if h := r.Header.Get("X-Forwarded-Host"); h != "" && !strings.ContainsAny(h, "/ ,") {
-			host = h
-		}
-	}
-	return scheme + "://" + host
+	return clientip.Origin(r, s.BaseURL, s.TrustedProxies)
 }
 
 // meta is what the audit log records about this request.

@@ -50,3 +50,25 @@ func Trusted(trusted []netip.Prefix, a netip.Addr) bool {
 	}
 	return false
 }
+
+// Origin is scheme://host for the links Hush hands out: baseURL when it is
+// set, else the request's own, with X-Forwarded-Proto and X-Forwarded-Host
+// honoured only from a trusted proxy.
+func Origin(r *http.Request, baseURL string, trusted []netip.Prefix) string {
+	if baseURL != "" {
+		return baseURL
+	}
+	scheme, host := "http", r.Host
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if peer, err := netip.ParseAddrPort(r.RemoteAddr); err == nil && Trusted(trusted, peer.Addr().Unmap()) {
+		if p := r.Header.Get("X-Forwarded-Proto"); p == "http" || p == "https" {
+			scheme = p
+		}
+		if h := r.Header.Get("X-Forwarded-Host"); h != "" && !strings.ContainsAny(h, "/ ,") {
+			host = h
+		}
+	}
+	return scheme + "://" + host
+}

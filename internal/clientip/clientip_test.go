@@ -33,3 +33,29 @@ func TestResolve(t *testing.T) {
 		}
 	}
 }
+
+func TestOrigin(t *testing.T) {
+	proxy := []netip.Prefix{netip.MustParsePrefix("10.0.0.1/32")}
+	cases := []struct {
+		name, remote, base, proto, host, want string
+	}{
+		{"base URL wins", "10.0.0.1:1", "https://secrets.example", "http", "evil.example", "https://secrets.example"},
+		{"request host", "192.0.2.1:1", "", "", "", "http://hush.test"},
+		{"trusted proxy forwards", "10.0.0.1:1", "", "https", "public.example", "https://public.example"},
+		{"untrusted forwarding ignored", "192.0.2.1:1", "", "https", "evil.example", "http://hush.test"},
+		{"odd forwarded host ignored", "10.0.0.1:1", "", "ftp", "a/b", "http://hush.test"},
+	}
+	for _, c := range cases {
+		r := httptest.NewRequest("GET", "http://hush.test/", nil)
+		r.RemoteAddr = c.remote
+		if c.proto != "" {
+			r.Header.Set("X-Forwarded-Proto", c.proto)
+		}
+		if c.host != "" {
+			r.Header.Set("X-Forwarded-Host", c.host)
+		}
+		if got := Origin(r, c.base, proxy); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
