@@ -2,6 +2,8 @@ package api
 
 import (
 	"net/http"
+
+	"hush/internal/push"
 )
 
 // preview answers GET /api/v2/pushes/{token}/preview: the secret URL, with no
@@ -41,18 +43,25 @@ type auditEntryJSON struct {
 	UpdatedAt string `json:"updated_at"`
 }
 
-// audit answers GET /api/v2/pushes/{token}/audit: the owner's view of the
-// push's audit log, oldest first. Checks: token, push, owner, then page.
-func (s *Server) audit(w http.ResponseWriter, r *http.Request) error {
+// auditEvents authenticates the owner and returns one page of a push's
+// audit log. Checks: token, push, owner, then page (400 for a bad one).
+func (s *Server) auditEvents(r *http.Request) ([]push.Event, error) {
 	user, err := s.requireUser(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	page, pageErr := pageParam(r)
 	if pageErr != nil {
-		page = 0 // reported after the push and owner checks
+		page = 0 // reported by the service after the push and owner checks
 	}
 	_, events, err := s.Service.Audit(r.Context(), r.PathValue("token"), user, page)
+	return events, err
+}
+
+// audit answers GET /api/v2/pushes/{token}/audit: the owner's view of the
+// push's audit log, oldest first. Checks: token, push, owner, then page.
+func (s *Server) audit(w http.ResponseWriter, r *http.Request) error {
+	events, err := s.auditEvents(r)
 	if err != nil {
 		return err
 	}

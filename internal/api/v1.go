@@ -77,15 +77,7 @@ type auditEntryV1JSON struct {
 
 // auditV1 answers GET /p/<token>/audit.json: the v2 audit as {"views":[…]}.
 func (s *Server) auditV1(w http.ResponseWriter, r *http.Request) error {
-	user, err := s.requireUser(r)
-	if err != nil {
-		return err
-	}
-	page, pageErr := pageParam(r)
-	if pageErr != nil {
-		page = 0 // reported after the push and owner checks
-	}
-	_, events, err := s.Service.Audit(r.Context(), r.PathValue("token"), user, page)
+	events, err := s.auditEvents(r)
 	if err != nil {
 		return err
 	}
