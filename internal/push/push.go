@@ -22,6 +22,7 @@ type Push struct {
 	RetrievalStep     bool
 	ViewCount         int // view and failed_view events
 	LogCount          int // audit entries written
+	FileCount         int // attached files
 	Expired           bool
 	Deleted           bool // expired by hand
 	ExpiredOn         time.Time

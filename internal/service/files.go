@@ -163,6 +163,9 @@ type openedFile struct {
 // openFiles opens the keys and names of a push's files; done before a view
 // is claimed, because the last view wipes the keys.
 func (s *Service) openFiles(ctx context.Context, p *push.Push, passKey []byte) ([]openedFile, error) {
+	if p.FileCount == 0 {
+		return nil, nil
+	}
 	files, err := s.Store.FilesOf(ctx, p.ID)
 	if err != nil || len(files) == 0 {
 		return nil, err

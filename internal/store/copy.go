@@ -16,7 +16,7 @@ var copyTables = []struct {
 	{"api_tokens", []string{"id", "user_id", "digest", "created_at"}},
 	{"pushes", []string{"id", "url_token", "kind", "user_id", "name", "note", "payload", "passphrase_salt",
 		"expire_after_days", "expire_after_views", "deletable_by_viewer", "retrieval_step", "view_count",
-		"log_count", "expired", "deleted", "expires_at", "expired_on", "created_at", "updated_at"}},
+		"log_count", "expired", "deleted", "expires_at", "expired_on", "created_at", "updated_at", "file_count"}},
 	{"audit_logs", []string{"id", "push_id", "kind", "ip", "user_agent", "referrer", "user_id", "created_at"}},
 	{"push_files", []string{"id", "push_id", "position", "blob_id", "meta", "file_key", "size", "purge_at", "created_at"}},
 	{"meta", []string{"name", "value"}},

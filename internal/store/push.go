@@ -12,7 +12,7 @@ import (
 
 const pushColumns = `id, url_token, kind, user_id, name, note, payload, passphrase_salt,
 	expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
-	view_count, log_count, expired, deleted, expired_on, created_at, updated_at`
+	view_count, log_count, expired, deleted, expired_on, created_at, updated_at, file_count`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -26,7 +26,7 @@ func scanPush(row scanner) (*push.Push, error) {
 	)
 	err := row.Scan(&p.ID, &p.URLToken, &kind, &userID, &p.Name, &p.NoteSealed, &p.PayloadSealed,
 		&p.PassphraseSalt, &p.ExpireAfterDays, &p.ExpireAfterViews, &deletable, &retrieval,
-		&p.ViewCount, &p.LogCount, &expired, &deleted, &expiredOn, &createdAt, &updatedAt)
+		&p.ViewCount, &p.LogCount, &expired, &deleted, &expiredOn, &createdAt, &updatedAt, &p.FileCount)
 	if err != nil {
 		return nil, err
 	}
@@ -64,21 +64,14 @@ func (s *Store) CreatePushWithFiles(ctx context.Context, p *push.Push, ev push.E
 		deletable = sql.NullInt64{Int64: int64(b2i(*p.DeletableByViewer)), Valid: true}
 	}
 	return s.inTx(ctx, func(tx *Tx) error {
-		var exists int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM pushes WHERE url_token = $1`, p.URLToken).Scan(&exists)
-		if err == nil {
-			return push.Errorf(push.CodeConflict, "url_token has already been taken")
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("check token: %w", err)
-		}
-		err = tx.QueryRowContext(ctx, `INSERT INTO pushes (url_token, kind, user_id, name, note, payload,
+		p.FileCount = len(files)
+		err := tx.QueryRowContext(ctx, `INSERT INTO pushes (url_token, kind, user_id, name, note, payload,
 			passphrase_salt, expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
-			log_count, expires_at, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $13, $13) RETURNING id`,
+			log_count, expires_at, created_at, updated_at, file_count)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $13, $13, $14) RETURNING id`,
 			p.URLToken, string(p.Kind), nullInt(p.UserID), p.Name, p.NoteSealed, p.PayloadSealed,
 			p.PassphraseSalt, p.ExpireAfterDays, p.ExpireAfterViews, deletable, b2i(p.RetrievalStep),
-			ms(p.ExpiresAt()), ms(p.CreatedAt)).Scan(&p.ID)
+			ms(p.ExpiresAt()), ms(p.CreatedAt), p.FileCount).Scan(&p.ID)
 		if isUniqueViolation(err) {
 			return push.Errorf(push.CodeConflict, "url_token has already been taken")
 		}
@@ -150,10 +143,16 @@ func (s *Store) ExpireIfDue(ctx context.Context, id int64, now time.Time) (bool,
 func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (claimed bool, viewCount int, err error) {
 	now := ms(ev.CreatedAt)
 	err = s.inTx(ctx, func(tx *Tx) error {
-		var views, maxViews int
-		err := tx.QueryRowContext(ctx, `UPDATE pushes SET view_count = view_count + 1, log_count = log_count + 1, updated_at = $2
+		var views, maxViews, files int
+		// The last view also expires the push in the same statement: every
+		// SET expression reads the row as it was before the update.
+		err := tx.QueryRowContext(ctx, `UPDATE pushes SET view_count = view_count + 1, log_count = log_count + 1, updated_at = $2,
+				expired = CASE WHEN view_count + 1 >= expire_after_views THEN 1 ELSE 0 END,
+				expired_on = CASE WHEN view_count + 1 >= expire_after_views THEN $2 ELSE expired_on END,
+				payload = CASE WHEN view_count + 1 >= expire_after_views THEN NULL ELSE payload END,
+				passphrase_salt = CASE WHEN view_count + 1 >= expire_after_views THEN NULL ELSE passphrase_salt END
 			WHERE id = $1 AND expired = 0 AND view_count < expire_after_views AND expires_at > $2 AND log_count < $3
-			RETURNING view_count, expire_after_views`, id, now, push.MaxAuditLogs).Scan(&views, &maxViews)
+			RETURNING view_count, expire_after_views, file_count`, id, now, push.MaxAuditLogs).Scan(&views, &maxViews, &files)
 		if errors.Is(err, sql.ErrNoRows) {
 			res, err := tx.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+`
 				WHERE id = $1 AND expired = 0 AND log_count >= $3`, id, now, push.MaxAuditLogs)
@@ -171,10 +170,7 @@ func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (claimed
 		if err := insertEvent(ctx, tx, id, ev); err != nil {
 			return err
 		}
-		if views >= maxViews {
-			if _, err := tx.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+` WHERE id = $1`, id, now); err != nil {
-				return fmt.Errorf("expire after last view: %w", err)
-			}
+		if views >= maxViews && files > 0 {
 			if err := wipeFiles(ctx, tx, id, ev.CreatedAt.Add(push.FileLinkTTL)); err != nil {
 				return err
 			}
