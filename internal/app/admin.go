@@ -155,11 +155,7 @@ func (e *env) keyRotate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	keys, err := loadKeys(cfg, newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel))
-	if err != nil {
-		return err
-	}
-	st, err := openStore(ctx, cfg)
+	keys, st, err := openKeyed(ctx, cfg, newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel))
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
+	"hush/internal/config"
 	"hush/internal/secure"
 	"hush/internal/store"
 )
@@ -44,11 +46,27 @@ func checkKey(ctx context.Context, st *store.Store, keys *secure.Keyring) error 
 	return nil
 }
 
-// resealKeyCheck re-seals the check value under the current key (rotation).
-func resealKeyCheck(ctx context.Context, st *store.Store, keys *secure.Keyring) error {
-	if err := checkKey(ctx, st, keys); err != nil {
-		return err
+// openKeyed loads the keyring and opens the migrated database, refusing a
+// master key that does not match it.
+func openKeyed(ctx context.Context, cfg *config.Config, log *slog.Logger) (*secure.Keyring, *store.Store, error) {
+	keys, err := loadKeys(cfg, log)
+	if err != nil {
+		return nil, nil, err
 	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkKey(ctx, st, keys); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return keys, st, nil
+}
+
+// resealKeyCheck re-seals the check value under the current key (rotation);
+// the key has been checked by openKeyed.
+func resealKeyCheck(ctx context.Context, st *store.Store, keys *secure.Keyring) error {
 	v, err := keys.Seal(keyCheckPurpose, []byte(keyCheckText), []byte(keyCheckName))
 	if err != nil {
 		return err

@@ -29,18 +29,11 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	log := newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel)
-	keys, err := loadKeys(cfg, log)
-	if err != nil {
-		return err
-	}
-	st, err := openStore(ctx, cfg)
+	keys, st, err := openKeyed(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := checkKey(ctx, st, keys); err != nil {
-		return err
-	}
 
 	files, err := openFileStore(ctx, cfg, log)
 	if err != nil {
