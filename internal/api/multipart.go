@@ -1,11 +1,7 @@
 package api
 
 import (
-	"errors"
-	"io"
-	"mime"
 	"net/http"
-	"net/url"
 	"time"
 
 	"hush/internal/push"
@@ -18,10 +14,9 @@ const uploadDeadline = 30 * time.Minute
 // decodeMultipart streams a multipart create: fields are read (bounded),
 // file parts go straight into the file store, sealed, one chunk at a time.
 func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *push.User, wrapper string) (params push.Params, set service.FileSet, err error) {
-	ctx := r.Context()
 	defer func() {
 		if err != nil {
-			s.Service.Discard(ctx, set.Uploads)
+			s.Service.Discard(r.Context(), set.Uploads)
 			set.Uploads = nil
 		}
 	}()
@@ -31,58 +26,18 @@ func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *p
 	if err != nil {
 		return nil, set, badRequest("The multipart body is malformed.")
 	}
-	form := url.Values{}
-	var fieldBytes, stored int64
-	sawFiles := false
-	for {
-		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, set, bodyError(err)
-		}
-		name := part.FormName()
-		isFiles := name == wrapper+"[files][]" || name == wrapper+"[files]"
-		_, dispParams, _ := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
-		fileName, isFile := dispParams["filename"]
-		if !isFile || fileName == "" {
-			v, err := io.ReadAll(io.LimitReader(part, s.MaxBody-fieldBytes+1))
-			if err != nil {
-				return nil, set, bodyError(err)
+	form, set, sawFiles, err := s.Service.StreamForm(r.Context(), mr, service.FormRules{
+		IsFileField:   func(name string) bool { return name == wrapper+"[files][]" || name == wrapper+"[files]" },
+		MaxFieldBytes: s.MaxBody,
+		Allow: func(count int) (bool, error) {
+			if user == nil {
+				return false, unauthenticated(service.MsgSignIn)
 			}
-			if fieldBytes += int64(len(v)); fieldBytes > s.MaxBody {
-				return nil, set, &push.Error{Code: push.CodeTooLarge, Message: "The request body is too large."}
-			}
-			form.Add(name, string(v))
-			sawFiles = sawFiles || isFiles
-			continue
-		}
-		if !isFiles {
-			continue // NextPart skips the rest of an unknown part
-		}
-		sawFiles = true
-		set.Count++
-		if user == nil {
-			return nil, set, unauthenticated(service.MsgSignIn)
-		}
-		if !s.mayStoreFiles(user, nil, set.Count) {
-			continue
-		}
-		body := &readErrReader{r: part}
-		up, err := s.Service.StoreFile(ctx, service.SafeFileName(fileName), service.PartType(part.Header.Get("Content-Type"), fileName), body, stored)
-		if err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				return nil, set, bodyError(err)
-			}
-			if body.err != nil { // the upload was cut off or malformed: the client's fault
-				return nil, set, bodyError(body.err)
-			}
-			return nil, set, err
-		}
-		stored += up.Size
-		set.Uploads = append(set.Uploads, up)
+			return s.mayStoreFiles(user, nil, count), nil
+		},
+	})
+	if err != nil {
+		return nil, set, err
 	}
 	params, err = formParams(form, wrapper)
 	if err != nil {
@@ -104,20 +59,4 @@ func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *p
 		}
 	}
 	return params, set, nil
-}
-
-// readErrReader remembers the error, other than io.EOF, that reading the
-// request body gave, so that a truncated upload is told apart from a
-// failure of the file store.
-type readErrReader struct {
-	r   io.Reader
-	err error
-}
-
-func (e *readErrReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil && err != io.EOF {
-		e.err = err
-	}
-	return n, err
 }

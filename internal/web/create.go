@@ -146,10 +146,11 @@ func (s *Server) readCreateForm(w http.ResponseWriter, r *http.Request, u *push.
 		return s.parseCreateMultipart(w, r, u)
 	}
 	if err := parseForm(w, r); err != nil {
-		if readFailure(err) == errFormTooLarge {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
 			return nil, service.FileSet{}, errTextTooLarge
 		}
-		return nil, service.FileSet{}, errFormBad
+		return nil, service.FileSet{}, service.ErrFormMalformed
 	}
 	return r.PostForm, service.FileSet{}, nil
 }
@@ -166,7 +167,7 @@ func (s *Server) createFormError(w http.ResponseWriter, r *http.Request, u *push
 			Error: msg, Data: s.newCreateView(kind, u)})
 	}
 	var e *push.Error
-	tooLarge := errors.Is(err, errFormTooLarge) || (errors.As(err, &e) && e.Code == push.CodeTooLarge)
+	tooLarge := errors.As(err, &e) && e.Code == push.CodeTooLarge
 	switch {
 	case errors.Is(err, errFilesSignIn):
 		fileForm(http.StatusUnauthorized, "Sign in to attach files.")
@@ -176,7 +177,7 @@ func (s *Server) createFormError(w http.ResponseWriter, r *http.Request, u *push
 		fileForm(http.StatusRequestEntityTooLarge, s.tooLargeMessage())
 	case tooLarge || errors.Is(err, errTextTooLarge):
 		s.renderError(w, r, http.StatusRequestEntityTooLarge, "Too large", "The secret is too large.")
-	case errors.Is(err, errFormBad):
+	case errors.Is(err, service.ErrFormMalformed):
 		s.renderError(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
 	default:
 		s.fail(w, r, err)
