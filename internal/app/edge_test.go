@@ -157,6 +157,18 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+func TestPprofOnMetricsListener(t *testing.T) {
+	maddr := freeAddr(t)
+	srv := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir(), "HUSH_METRICS_ADDR": maddr, "HUSH_PPROF": "1"})
+	if res, _ := get(t, srv.url+"/debug/pprof/"); res.StatusCode == 200 {
+		t.Error("profiles are served on the public port")
+	}
+	res, text := get(t, "http://"+maddr+"/debug/pprof/heap?debug=1")
+	if res.StatusCode != 200 || !strings.Contains(text, "heap profile") {
+		t.Errorf("heap profile: %d %.80q", res.StatusCode, text)
+	}
+}
+
 func TestMetricsListener(t *testing.T) {
 	maddr := freeAddr(t)
 	env := map[string]string{"HUSH_DATA_DIR": t.TempDir(), "HUSH_METRICS_ADDR": maddr,
@@ -188,6 +200,9 @@ func TestMetricsListener(t *testing.T) {
 	}
 	if strings.Contains(text, tok) {
 		t.Error("a url_token appears in the metrics")
+	}
+	if res, _ := get(t, "http://"+maddr+"/debug/pprof/"); res.StatusCode != 404 {
+		t.Errorf("profiles served without HUSH_PPROF: %d", res.StatusCode)
 	}
 	logs := srv.log.String()
 	if !strings.Contains(logs, `route="GET /api/v2/pushes/{token}"`) || !strings.Contains(logs, "client_ip=127.0.0.1") || strings.Contains(logs, tok) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strings"
 	"time"
 
@@ -58,6 +59,11 @@ func serveMetrics(cfg *config.Config, log *slog.Logger, met *metrics.Metrics) (s
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", met.Handler())
+	if cfg.Hardening.Pprof {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
 	log.Info("metrics listening", "addr", ln.Addr().String())

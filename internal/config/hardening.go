@@ -20,6 +20,7 @@ type Hardening struct {
 	MaxHeaderBytes    int           // HUSH_MAX_HEADER_BYTES
 
 	MetricsAddr string // HUSH_METRICS_ADDR: Prometheus /metrics listener; "" = off
+	Pprof       bool   // HUSH_PPROF: also serve /debug/pprof/ on the metrics listener
 }
 
 // Defaults of the hardening settings: the reference's Rack::Attack limits,
@@ -101,6 +102,17 @@ func loadHardening(s *source, c *Config) error {
 			h.MetricsAddr = val
 		}
 	}
+	if val, name, ok := s.env("HUSH_PPROF"); ok {
+		b, err := parseBool(name, val)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case b && h.MetricsAddr == "":
+			errs = append(errs, fmt.Errorf("%s: needs HUSH_METRICS_ADDR (the profiles are served on the metrics listener only)", name))
+		default:
+			h.Pprof = b
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -115,5 +127,6 @@ func hardeningUsage() []usageRow {
 		{"HUSH_IDLE_TIMEOUT", "", defaultIdleTimeout.String(), "how long an idle keep-alive connection stays open"},
 		{"HUSH_MAX_HEADER_BYTES", "", fmt.Sprint(defaultMaxHeaderBytes), "largest accepted request header block in bytes (431 above)"},
 		{"HUSH_METRICS_ADDR", "", "(off)", "host:port of a separate Prometheus /metrics listener"},
+		{"HUSH_PPROF", "", "false", "also serve Go's /debug/pprof/ profiles on the metrics listener"},
 	}
 }

@@ -33,13 +33,14 @@ func TestHardeningFromEnv(t *testing.T) {
 		"HUSH_IDLE_TIMEOUT":        "4s",
 		"HUSH_MAX_HEADER_BYTES":    "4096",
 		"HUSH_METRICS_ADDR":        "127.0.0.1:9100",
+		"HUSH_PPROF":               "true",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Hardening{RatePerMinute: 0, RatePerSecond: 7, ReadHeaderTimeout: 250 * time.Millisecond,
 		ReadTimeout: 2 * time.Second, WriteTimeout: 3 * time.Second, IdleTimeout: 4 * time.Second,
-		MaxHeaderBytes: 4096, MetricsAddr: "127.0.0.1:9100"}
+		MaxHeaderBytes: 4096, MetricsAddr: "127.0.0.1:9100", Pprof: true}
 	if c.Hardening != want {
 		t.Errorf("got %+v\nwant %+v", c.Hardening, want)
 	}
@@ -53,6 +54,7 @@ func TestHardeningInvalid(t *testing.T) {
 		"HUSH_READ_HEADER_TIMEOUT": "1ms",
 		"HUSH_MAX_HEADER_BYTES":    "10",
 		"HUSH_METRICS_ADDR":        "no-port",
+		"HUSH_PPROF":               "1", // without HUSH_METRICS_ADDR
 	} {
 		_, err := Load(nil, envMap(map[string]string{name: value}))
 		if err == nil || !strings.Contains(err.Error(), name) {
