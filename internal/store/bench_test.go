@@ -2,6 +2,8 @@ package store
 
 import (
 	"fmt"
+	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"hush/internal/push"
@@ -81,4 +83,47 @@ func BenchmarkUserByTokenDigest(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkCreatePushConcurrent creates from 32 goroutines at once, as
+// concurrent requests do: their transactions share commits.
+func BenchmarkCreatePushConcurrent(b *testing.B) {
+	s := benchStore(b)
+	b.ReportAllocs()
+	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0)))
+	var n atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			p := testPush(fmt.Sprint("bench-", n.Add(1)))
+			if err := s.CreatePush(b.Context(), p, ev(push.EventCreation, t0)); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkClaimViewConcurrent claims views of 32 pushes from 32 goroutines.
+func BenchmarkClaimViewConcurrent(b *testing.B) {
+	s := benchStore(b)
+	b.ReportAllocs()
+	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0)))
+	var n atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		var p *push.Push
+		for i := 0; pb.Next(); i++ {
+			if i%1000 == 0 { // stay below the audit cap of a push
+				p = testPush(fmt.Sprint("claim-", n.Add(1)))
+				p.ExpireAfterViews, p.ExpireAfterDays = 1<<30, 90
+				if err := s.CreatePush(b.Context(), p, ev(push.EventCreation, t0)); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+			if ok, _, err := s.ClaimView(b.Context(), p.ID, ev(push.EventView, t0)); err != nil || !ok {
+				b.Error(ok, err)
+				return
+			}
+		}
+	})
 }

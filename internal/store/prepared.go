@@ -10,6 +10,10 @@ import (
 // prepare is set: SQLite spends much of a small query's time parsing it.
 // (pgx already caches prepared statements per connection.) Every query of
 // the store is a constant text, so the cache is bounded.
+//
+// SQLite statements also run without the caller's cancellation: each one is
+// short (point lookups and updates, bounded pages, chunked sweeps), and a
+// cancellable context costs the driver a goroutine per statement to watch it.
 type conn struct {
 	*sql.DB
 	prepare bool
@@ -34,7 +38,16 @@ func (c *conn) stmt(ctx context.Context, query string) *sql.Stmt {
 	return st
 }
 
+// detach drops ctx's cancellation for SQLite (see conn).
+func (c *conn) detach(ctx context.Context) context.Context {
+	if c.prepare && ctx.Done() != nil {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
+}
+
 func (c *conn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = c.detach(ctx)
 	if st := c.stmt(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -42,6 +55,7 @@ func (c *conn) ExecContext(ctx context.Context, query string, args ...any) (sql.
 }
 
 func (c *conn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = c.detach(ctx)
 	if st := c.stmt(ctx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -49,6 +63,7 @@ func (c *conn) QueryContext(ctx context.Context, query string, args ...any) (*sq
 }
 
 func (c *conn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = c.detach(ctx)
 	if st := c.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
@@ -72,14 +87,23 @@ type Tx struct {
 	*sql.Tx
 	c      *conn
 	missed []string
+	stmts  map[string]*sql.Stmt // the cached statements bound to this transaction
 }
 
 func (t *Tx) cached(ctx context.Context, query string) *sql.Stmt {
 	if !t.c.prepare {
 		return nil
 	}
+	if st := t.stmts[query]; st != nil {
+		return st
+	}
 	if st, ok := t.c.stmts.Load(query); ok {
-		return t.Tx.StmtContext(ctx, st.(*sql.Stmt))
+		bound := t.Tx.StmtContext(ctx, st.(*sql.Stmt))
+		if t.stmts == nil {
+			t.stmts = make(map[string]*sql.Stmt, 4)
+		}
+		t.stmts[query] = bound
+		return bound
 	}
 	t.missed = append(t.missed, query)
 	return nil
@@ -93,6 +117,7 @@ func (t *Tx) warm(ctx context.Context) {
 }
 
 func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = t.c.detach(ctx)
 	if st := t.cached(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -100,6 +125,7 @@ func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Re
 }
 
 func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = t.c.detach(ctx)
 	if st := t.cached(ctx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -107,6 +133,7 @@ func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.
 }
 
 func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = t.c.detach(ctx)
 	if st := t.cached(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}

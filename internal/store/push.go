@@ -63,7 +63,7 @@ func (s *Store) CreatePushWithFiles(ctx context.Context, p *push.Push, ev push.E
 	if p.DeletableByViewer != nil {
 		deletable = sql.NullInt64{Int64: int64(b2i(*p.DeletableByViewer)), Valid: true}
 	}
-	return s.inTx(ctx, func(tx *Tx) error {
+	return s.inBatch(ctx, func(tx *Tx) error {
 		p.FileCount = len(files)
 		err := tx.QueryRowContext(ctx, `INSERT INTO pushes (url_token, kind, user_id, name, note, payload,
 			passphrase_salt, expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
@@ -119,7 +119,8 @@ func expireSet(p string) string {
 // reports whether this call expired it.
 func (s *Store) ExpireIfDue(ctx context.Context, id int64, now time.Time) (bool, error) {
 	var changed bool
-	err := s.inTx(ctx, func(tx *Tx) error {
+	err := s.inBatch(ctx, func(tx *Tx) error {
+		changed = false
 		res, err := tx.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+`
 			WHERE id = $1 AND expired = 0 AND (expires_at <= $2 OR view_count >= expire_after_views)`, id, ms(now))
 		if err != nil {
@@ -142,7 +143,8 @@ func (s *Store) ExpireIfDue(ctx context.Context, id int64, now time.Time) (bool,
 // a view that cannot be audited is never served).
 func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (claimed bool, viewCount int, err error) {
 	now := ms(ev.CreatedAt)
-	err = s.inTx(ctx, func(tx *Tx) error {
+	err = s.inBatch(ctx, func(tx *Tx) error {
+		claimed, viewCount = false, 0
 		var views, maxViews, files int
 		// The last view also expires the push in the same statement: every
 		// SET expression reads the row as it was before the update.
@@ -184,7 +186,7 @@ func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (claimed
 // RecordFailedView counts a retrieval of an expired push (it lowers
 // views_remaining, as the reference) and logs it while the audit cap allows.
 func (s *Store) RecordFailedView(ctx context.Context, id int64, ev push.Event) error {
-	return s.inTx(ctx, func(tx *Tx) error {
+	return s.inBatch(ctx, func(tx *Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE pushes SET view_count = view_count + 1 WHERE id = $1`, id); err != nil {
 			return fmt.Errorf("count failed view: %w", err)
 		}
@@ -195,14 +197,15 @@ func (s *Store) RecordFailedView(ctx context.Context, id int64, ev push.Event) e
 // LogEvent records a non-counting event (owner_view, failed_passphrase) unless
 // the push's audit cap is reached.
 func (s *Store) LogEvent(ctx context.Context, id int64, ev push.Event) error {
-	return s.inTx(ctx, func(tx *Tx) error { return logCapped(ctx, tx, id, ev) })
+	return s.inBatch(ctx, func(tx *Tx) error { return logCapped(ctx, tx, id, ev) })
 }
 
 // ExpireByHand expires an active push on request (DELETE) and logs `expire`.
 // It reports whether the push changed; an already expired push is left as is.
 func (s *Store) ExpireByHand(ctx context.Context, id int64, ev push.Event) (bool, error) {
 	var changed bool
-	err := s.inTx(ctx, func(tx *Tx) error {
+	err := s.inBatch(ctx, func(tx *Tx) error {
+		changed = false
 		res, err := tx.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+`, deleted = 1
 			WHERE id = $1 AND expired = 0`, id, ms(ev.CreatedAt))
 		if err != nil {

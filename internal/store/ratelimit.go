@@ -28,7 +28,7 @@ func (s *Store) RecentEvents(ctx context.Context, bucket string, since time.Time
 
 // AddEvents records one event at the given time in each bucket.
 func (s *Store) AddEvents(ctx context.Context, at time.Time, buckets ...string) error {
-	return s.inTx(ctx, func(tx *Tx) error {
+	return s.inBatch(ctx, func(tx *Tx) error {
 		for _, b := range buckets {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO rate_events (bucket, at) VALUES ($1, $2)`, b, ms(at)); err != nil {
 				return fmt.Errorf("add rate event: %w", err)

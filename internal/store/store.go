@@ -29,6 +29,8 @@ var migrations embed.FS
 type Store struct {
 	w, r    *conn
 	dialect goose.Dialect
+	batch   *batcher      // SQLite: group commit of concurrent writes; nil for PostgreSQL
+	ckpt    *checkpointer // SQLite: WAL checkpoints off the write path; nil for PostgreSQL
 }
 
 // OpenSQLite opens (creating if needed) the SQLite database at path in WAL mode.
@@ -41,7 +43,10 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 		f.Close()
 	}
 	q := url.Values{}
-	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)"} {
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)",
+		// The checkpointer does it in the background; a WAL file grown by a
+		// burst is cut back to 64 MiB once its pages are in the database.
+		"wal_autocheckpoint(0)", "journal_size_limit(67108864)"} {
 		q.Add("_pragma", p)
 	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
@@ -59,7 +64,14 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 	}
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
-	s := &Store{w: &conn{DB: w, prepare: true}, r: &conn{DB: r, prepare: true}, dialect: goose.DialectSQLite3}
+	c, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	s := &Store{w: &conn{DB: w, prepare: true}, r: &conn{DB: r, prepare: true}, dialect: goose.DialectSQLite3,
+		ckpt: newCheckpointer(c)}
 	if err := w.PingContext(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
@@ -68,15 +80,23 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("restrict database file mode: %w", err)
 	}
+	s.batch = newBatcher(s)
 	return s, nil
 }
 
 // Close closes the database handles.
 func (s *Store) Close() error {
-	if s.r == s.w {
-		return s.w.Close()
+	if s.batch != nil {
+		s.batch.close()
 	}
-	return errors.Join(s.r.Close(), s.w.Close())
+	var ckptErr error
+	if s.ckpt != nil {
+		ckptErr = s.ckpt.close()
+	}
+	if s.r == s.w {
+		return errors.Join(ckptErr, s.w.Close())
+	}
+	return errors.Join(ckptErr, s.r.Close(), s.w.Close())
 }
 
 // Migrate brings the schema up to date. It returns the versions applied.
@@ -121,7 +141,7 @@ func dialectDir(d goose.Dialect) string {
 
 // inTx runs fn in a write transaction, committing when fn returns nil.
 func (s *Store) inTx(ctx context.Context, fn func(tx *Tx) error) error {
-	sqlTx, err := s.w.BeginTx(ctx, nil)
+	sqlTx, err := s.w.BeginTx(s.w.detach(ctx), nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}

@@ -1,0 +1,175 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync/atomic"
+)
+
+// batcher commits the write transactions of concurrent requests together
+// (group commit). SQLite has one writer at a time, and most of a small write
+// transaction's cost is beginning it and appending its pages to the WAL at
+// commit: when several requests write at once, one goroutine runs all their
+// transaction bodies in one transaction and commits once, and each request
+// is answered only after that commit, so nothing acknowledged is less
+// durable than before.
+//
+// A body that fails does not fail the others: the batch is rolled back and
+// every body runs again in a transaction of its own. Bodies run through
+// inBatch must therefore assign their outputs on every path (never
+// accumulate them), as they may run twice.
+type batcher struct {
+	s    *Store
+	jobs chan *job // unbuffered: a job is either taken by the writer or refused
+	stop chan struct{}
+	done chan struct{}
+
+	shared atomic.Int64 // bodies committed in a transaction shared with others
+}
+
+type job struct {
+	ctx context.Context
+	fn  func(*Tx) error
+	err chan error
+}
+
+// maxBatch bounds how many transaction bodies share one commit, so one
+// batch never holds the writer for long.
+const maxBatch = 64
+
+// errClosed answers writes that arrive after Close.
+var errClosed = errors.New("store: closed")
+
+// errBatchBody marks a batch abandoned because one of its bodies failed.
+var errBatchBody = errors.New("a transaction body of the batch failed")
+
+func newBatcher(s *Store) *batcher {
+	b := &batcher{s: s, jobs: make(chan *job), stop: make(chan struct{}), done: make(chan struct{})}
+	go b.run()
+	return b
+}
+
+// close stops the writer goroutine; a job it has taken is finished first.
+func (b *batcher) close() {
+	close(b.stop)
+	<-b.done
+}
+
+// inBatch runs fn in a write transaction, possibly shared with the bodies of
+// other concurrent calls, and returns once that transaction has committed
+// (nil) or fn's own error. Without a batcher (PostgreSQL, where writers do
+// not wait for one another) it is inTx.
+func (s *Store) inBatch(ctx context.Context, fn func(*Tx) error) error {
+	b := s.batch
+	if b == nil {
+		return s.inTx(ctx, fn)
+	}
+	j := &job{ctx: ctx, fn: fn, err: make(chan error, 1)}
+	select {
+	case b.jobs <- j:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-b.stop:
+		return errClosed
+	}
+	// Once taken, the job always gets an answer: waiting for it keeps the
+	// caller from reporting failure for a write that then commits.
+	return <-j.err
+}
+
+func (b *batcher) run() {
+	defer close(b.done)
+	batch := make([]*job, 0, maxBatch)
+	for {
+		select {
+		case j := <-b.jobs:
+			batch = append(batch[:0], j)
+		case <-b.stop:
+			return
+		}
+		batch = b.gather(batch)
+		b.commit(batch)
+		clear(batch)
+	}
+}
+
+// gather adds the jobs of the requests that are ready to write. It yields
+// the processor while that makes the batch grow: with GOMAXPROCS=1 the
+// goroutines whose requests have arrived only get to queue their writes
+// when the writer lets them run.
+func (b *batcher) gather(batch []*job) []*job {
+	for len(batch) < maxBatch {
+		batch = b.drain(batch)
+		if len(batch) >= maxBatch {
+			break
+		}
+		before := len(batch)
+		runtime.Gosched()
+		batch = b.drain(batch)
+		if len(batch) == before {
+			break
+		}
+	}
+	return batch
+}
+
+func (b *batcher) drain(batch []*job) []*job {
+	for len(batch) < maxBatch {
+		select {
+		case j := <-b.jobs:
+			batch = append(batch, j)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// commit runs the batch's bodies in one transaction. When a body fails, the
+// transaction is rolled back, the bodies before it run again together, the
+// failing one alone (so that its error is its own), and the rest as a batch.
+// When the commit itself fails, each body runs alone.
+func (b *batcher) commit(batch []*job) {
+	live := make([]*job, 0, len(batch))
+	for _, j := range batch {
+		if err := j.ctx.Err(); err != nil {
+			j.err <- err // gave up while queued: nothing was written
+			continue
+		}
+		live = append(live, j)
+	}
+	b.commitJobs(live)
+}
+
+func (b *batcher) commitJobs(live []*job) {
+	ctx := context.Background()
+	for len(live) > 1 {
+		failed := -1
+		err := b.s.inTx(ctx, func(tx *Tx) error {
+			for i, j := range live {
+				if err := j.fn(tx); err != nil {
+					failed = i
+					return errBatchBody
+				}
+			}
+			return nil
+		})
+		if err == nil {
+			b.shared.Add(int64(len(live)))
+			for _, j := range live {
+				j.err <- nil
+			}
+			return
+		}
+		if failed < 0 {
+			break
+		}
+		b.commitJobs(live[:failed])
+		live[failed].err <- b.s.inTx(ctx, live[failed].fn)
+		live = live[failed+1:]
+	}
+	for _, j := range live {
+		j.err <- b.s.inTx(ctx, j.fn)
+	}
+}

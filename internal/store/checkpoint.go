@@ -1,0 +1,74 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+// checkpointEvery is how often the checkpointer copies the WAL back into
+// the database file.
+const checkpointEvery = 100 * time.Millisecond
+
+// restartFrames is the log length (in pages) past which a checkpoint also
+// restarts the log. Under a steady stream of writes a passive checkpoint
+// never catches up with the end of the log, so the log would only grow.
+const restartFrames = 8192
+
+// checkpointer moves committed pages from SQLite's write-ahead log into the
+// database file on a connection of its own. SQLite would otherwise do it
+// inside the commit that crosses wal_autocheckpoint (1,000 pages), with
+// two fsyncs, while every other write waits for that commit: the cause of
+// most slow answers under load. A PASSIVE checkpoint never blocks writers,
+// so commits go on appending to the log while it runs; once the log is
+// fully copied, the next commit starts it over from the beginning. When
+// writes never pause long enough for that, a RESTART checkpoint makes the
+// writers wait while it copies the few pages the passive ones left and
+// starts the log over.
+type checkpointer struct {
+	db   *sql.DB
+	stop chan struct{}
+	done chan struct{}
+}
+
+func newCheckpointer(db *sql.DB) *checkpointer {
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	c := &checkpointer{db: db, stop: make(chan struct{}), done: make(chan struct{})}
+	go c.run()
+	return c
+}
+
+func (c *checkpointer) run() {
+	defer close(c.done)
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+			c.checkpoint()
+		}
+	}
+}
+
+// checkpoint runs one passive checkpoint. A failure (the database busy with
+// another process's checkpoint, say) is left for the next tick: the log
+// only grows meanwhile, nothing is lost.
+func (c *checkpointer) checkpoint() {
+	var busy, logFrames, copied int
+	err := c.db.QueryRowContext(context.Background(), `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logFrames, &copied)
+	if err == nil && logFrames > restartFrames {
+		_ = c.db.QueryRowContext(context.Background(), `PRAGMA wal_checkpoint(RESTART)`).Scan(&busy, &logFrames, &copied)
+	}
+}
+
+// close stops the checkpointer and closes its connection; closing the last
+// connection checkpoints what is left.
+func (c *checkpointer) close() error {
+	close(c.stop)
+	<-c.done
+	return c.db.Close()
+}
