@@ -98,8 +98,15 @@ func (e *edge) observe(next http.Handler) http.Handler {
 			rec.status = http.StatusOK
 		}
 		d := time.Since(start)
+		logged := e.log.Enabled(r.Context(), slog.LevelInfo)
+		if e.metrics == nil && !logged {
+			return
+		}
 		route := routeLabel(r, rec.status)
 		e.metrics.Request(route, rec.status, d)
+		if !logged {
+			return
+		}
 		e.log.Info("request", "method", r.Method, "route", route, "path", redactPath(r.URL.Path),
 			"status", rec.status, "duration_ms", float64(d.Microseconds())/1000,
 			"client_ip", clientip.Resolve(r, e.trusted))
