@@ -2,7 +2,7 @@
 // same machine.
 //
 //	hush-bench baseline -addr 127.0.0.1:PORT
-//	hush-bench run -url http://127.0.0.1:PORT -scenario create|cycle|retrieve [flags]
+//	hush-bench run -url http://127.0.0.1:PORT -scenario create|cycle|retrieve|passphrase [flags]
 //	hush-bench table FILE
 //
 // See docs/performance.md for the method and `make bench` for the whole
@@ -24,7 +24,7 @@ func main() {
 
 const usage = `usage:
   hush-bench baseline -addr 127.0.0.1:PORT
-  hush-bench run -url http://127.0.0.1:PORT -scenario create|cycle|retrieve
+  hush-bench run -url http://127.0.0.1:PORT -scenario create|cycle|retrieve|passphrase
                  [-c 32] [-d 10s] [-payload 64] [-pid N] [-rate R] [-warmup 1s]
                  [-label NAME] [-json]
   hush-bench table FILE   (FILE: JSON reports of runs labelled baseline and hush)
