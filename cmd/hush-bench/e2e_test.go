@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"strconv"
@@ -150,5 +151,12 @@ func TestJSONReport(t *testing.T) {
 	s := out.String()
 	if strings.Count(s, "\n") != 1 || !strings.Contains(s, `"scenario":"create"`) || !strings.Contains(s, `"server_cpu_us_per_req"`) {
 		t.Errorf("JSON report: %s", s)
+	}
+	var r result
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.WindowEndMS-r.WindowStartMS != 200 || time.Since(time.UnixMilli(r.WindowEndMS)) > time.Minute {
+		t.Errorf("window %d..%d ms, want 200 ms just now", r.WindowStartMS, r.WindowEndMS)
 	}
 }
