@@ -308,9 +308,10 @@ func TestSweepCancelled(t *testing.T) {
 	}
 }
 
-// TestSweepQueriesUseIndexes checks on SQLite that every chunk query finds
-// its rows through an index: a scan of the pushes table would hold the single
-// writer for as long as it takes with a million pushes stored.
+// TestSweepQueriesUseIndexes checks on SQLite that every chunk statement
+// finds its chunk through an index and then reaches the rows by primary key:
+// a scan of the pushes table, or of every due push on every chunk, would
+// hold the single writer for as long as it takes with a million pushes.
 func TestSweepQueriesUseIndexes(t *testing.T) {
 	t.Parallel()
 	s := newTestStore(t)
@@ -318,13 +319,10 @@ func TestSweepQueriesUseIndexes(t *testing.T) {
 		t.Skip("query plans are checked on SQLite")
 	}
 	for _, q := range []string{
-		`SELECT id FROM pushes WHERE ` + sweepDueByDays + ` LIMIT $2`,
-		`SELECT id FROM pushes WHERE ` + sweepDueByViews + ` LIMIT $2`,
-		`SELECT id FROM pushes WHERE ` + sweepOldAnonymous + ` LIMIT $2`,
-		`SELECT id FROM pushes WHERE ` + sweepOldOwned + ` LIMIT $2`,
-		`SELECT f.id FROM push_files f JOIN pushes p ON p.id = f.push_id WHERE f.purge_at IS NULL AND p.expired = 1 LIMIT $2`,
+		expireQuery(sweepDueByDays), expireQuery(sweepDueByViews),
+		deleteQuery(sweepOldAnonymous), deleteQuery(sweepOldOwned), sweepFileKeysQuery,
 	} {
-		rows, err := s.r.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+q, ms(t0), sweepChunk)
+		rows, err := s.w.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+q, ms(t0), sweepChunk)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -338,6 +336,9 @@ func TestSweepQueriesUseIndexes(t *testing.T) {
 			plan = append(plan, detail)
 		}
 		rows.Close()
+		if len(plan) == 0 || !strings.HasSuffix(plan[0], "USING INTEGER PRIMARY KEY (rowid=?)") {
+			t.Errorf("%s\n  plan %q does not reach the chunk's rows by primary key", q, plan)
+		}
 		for _, step := range plan {
 			if strings.HasPrefix(step, "SCAN") {
 				t.Errorf("%s\n  plan %q scans a table", q, plan)
