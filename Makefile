@@ -1,4 +1,4 @@
-.PHONY: test run build vet screenshots bench fuzz crashtest
+.PHONY: test run build vet screenshots bench bench-scale fuzz crashtest
 
 # Packages whose tests also run on PostgreSQL (HUSH_TEST_ENGINE=postgres).
 PG_PACKAGES = ./internal/store ./internal/service ./internal/api ./internal/web ./internal/app
@@ -45,3 +45,11 @@ screenshots:
 # (32), BENCH_PAYLOAD (64), BENCH_ROUNDS (3), BENCH_WARMUP (500ms).
 bench:
 	./scripts/bench.sh
+
+# The scale figures of issue 7 (docs/performance.md): retrieve with a million
+# stored pushes, retrieve while the sweeper expires a million, passphrase
+# retrievals, HUSH_SQLITE_SYNC=full. Knobs: SCALE_N (1000000), SCALE_DURATION
+# (10s), SCALE_ROUNDS (3), SCALE_PARTS ("retrieve sweep passphrase sync"),
+# SCALE_SYNC (0 leaves the sync part out), SCALE_RESULTS (keep the JSON reports).
+bench-scale:
+	./scripts/bench-scale.sh

@@ -26,13 +26,14 @@ import (
 // baseEntry is one push of the baseline; a used-up push keeps its entry
 // (without the payload) so it answers as expired, as Hush does.
 type baseEntry struct {
-	payload  string
-	views    int32
-	max      int32
-	created  time.Time
-	updated  time.Time
-	expired  bool
-	expireOn time.Time
+	payload    string
+	passphrase string // "" for none; compared as it is (no key derivation)
+	views      int32
+	max        int32
+	created    time.Time
+	updated    time.Time
+	expired    bool
+	expireOn   time.Time
 }
 
 type baseServer struct {
@@ -76,7 +77,21 @@ type baseCreateRequest struct {
 	Push struct {
 		Payload          string `json:"payload"`
 		ExpireAfterViews *int   `json:"expire_after_views"`
+		Passphrase       string `json:"passphrase"`
 	} `json:"push"`
+}
+
+// basePassphraseJSON is Hush's answer to a missing or wrong passphrase.
+type basePassphraseJSON struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+	Status  string `json:"status"`
+}
+
+var basePassphraseRefused = basePassphraseJSON{
+	Error:   "That passphrase is incorrect.",
+	Message: "This push requires a passphrase. Please provide it using the 'passphrase' parameter (e.g. ?passphrase=mysecret)",
+	Status:  "unauthorized",
 }
 
 const baseTimeFormat = "2006-01-02T15:04:05.000Z"
@@ -113,13 +128,12 @@ func (b *baseServer) create(w http.ResponseWriter, r *http.Request) {
 	rand.Read(raw[:])
 	token := base64.RawURLEncoding.EncodeToString(raw[:])
 	now := time.Now().UTC()
-	e := &baseEntry{payload: req.Push.Payload, max: int32(views), created: now, updated: now}
+	e := &baseEntry{payload: req.Push.Payload, passphrase: req.Push.Passphrase, max: int32(views), created: now, updated: now}
 	b.mu.Lock()
 	b.pushes[token] = e
 	o := b.render(r, token, e)
 	b.mu.Unlock()
-	empty := ""
-	o.Passphrase = &empty
+	o.Passphrase = &req.Push.Passphrase // as Hush: the passphrase sent, "" for none
 	baseWrite(w, http.StatusCreated, baseCreatedJSON{basePushJSON: o})
 }
 
@@ -131,6 +145,15 @@ func (b *baseServer) retrieve(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		b.mu.Unlock()
 		baseWrite(w, http.StatusNotFound, map[string]string{"error": "Not Found"})
+		return
+	}
+	given := r.URL.Query().Get("passphrase")
+	if e.passphrase == "" {
+		given = "" // as Hush: a push without a passphrase shows "" whatever was sent
+	}
+	if !e.expired && e.passphrase != "" && given != e.passphrase {
+		b.mu.Unlock()
+		baseWrite(w, http.StatusUnauthorized, basePassphraseRefused)
 		return
 	}
 	var payload *string
@@ -145,9 +168,8 @@ func (b *baseServer) retrieve(w http.ResponseWriter, r *http.Request) {
 	}
 	o := b.render(r, token, e)
 	b.mu.Unlock()
-	if payload != nil { // as Hush: the last view is shown unexpired, with views_remaining 0
-		empty := ""
-		o.Passphrase, o.Expired, o.ExpiredOn = &empty, false, nil
+	if payload != nil { // as Hush: the last view is shown unexpired, with views_remaining 0, and the passphrase given
+		o.Passphrase, o.Expired, o.ExpiredOn = &given, false, nil
 	}
 	baseWrite(w, http.StatusOK, baseShownJSON{basePushJSON: o, Payload: payload, Files: []struct{}{}})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -121,9 +122,24 @@ func (c *client) create(ctx context.Context, body []byte, buf *bytes.Buffer) (st
 	return token, nil
 }
 
+// createPassphraseBody is the JSON of a create request with a passphrase.
+func (c *client) createPassphraseBody(views int, passphrase string) []byte {
+	return []byte(`{"push":{"payload":"` + c.payload + `","expire_after_views":` + strconv.Itoa(views) +
+		`,"passphrase":"` + passphrase + `"}}`)
+}
+
 // retrieve retrieves a push and checks that the answer holds the payload.
 func (c *client) retrieve(ctx context.Context, token string, buf *bytes.Buffer) error {
-	status, err := c.do(ctx, http.MethodGet, "/api/v2/pushes/"+token, nil, buf)
+	return c.retrieveWith(ctx, token, "", buf)
+}
+
+// retrieveWith is retrieve with ?passphrase= when passphrase is not empty.
+func (c *client) retrieveWith(ctx context.Context, token, passphrase string, buf *bytes.Buffer) error {
+	path := "/api/v2/pushes/" + token
+	if passphrase != "" {
+		path += "?passphrase=" + url.QueryEscape(passphrase)
+	}
+	status, err := c.do(ctx, http.MethodGet, path, nil, buf)
 	if err != nil {
 		return err
 	}

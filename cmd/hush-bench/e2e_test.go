@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"strconv"
@@ -35,7 +36,7 @@ func startBaseline(t *testing.T) string {
 
 func TestScenariosAgainstBaseline(t *testing.T) {
 	url := startBaseline(t)
-	for _, sc := range []string{"create", "cycle", "retrieve"} {
+	for _, sc := range []string{"create", "cycle", "retrieve", "passphrase"} {
 		for _, rate := range []float64{0, 2000} {
 			name := sc
 			if rate > 0 {
@@ -81,6 +82,45 @@ func TestBaselineHonoursViews(t *testing.T) {
 	}
 }
 
+// A passphrase push answers as Hush does: 401 without the right passphrase
+// (no view taken), the payload and the passphrase given with it.
+func TestBaselinePassphrase(t *testing.T) {
+	c := newClient(startBaseline(t), 1, 16)
+	ctx := context.Background()
+	var buf bytes.Buffer
+	token, err := c.create(ctx, c.createPassphraseBody(2, "open sesame"), &buf)
+	if err != nil || !strings.Contains(buf.String(), `"passphrase":"open sesame"`) {
+		t.Fatalf("create: %v %s", err, buf.String())
+	}
+	for _, wrong := range []string{"", "open"} {
+		status, err := c.do(ctx, "GET", "/api/v2/pushes/"+token+"?passphrase="+wrong, nil, &buf)
+		if err != nil || status != 401 || !strings.Contains(buf.String(), `"error":"That passphrase is incorrect."`) ||
+			!strings.Contains(buf.String(), `"status":"unauthorized"`) {
+			t.Fatalf("passphrase %q: %d %v %s", wrong, status, err, buf.String())
+		}
+	}
+	if err := c.retrieveWith(ctx, token, "open sesame", &buf); err != nil ||
+		!strings.Contains(buf.String(), `"passphrase":"open sesame"`) || !strings.Contains(buf.String(), `"views_remaining":1`) {
+		t.Fatalf("right passphrase: %v %s", err, buf.String())
+	}
+	if err := c.retrieveWith(ctx, token, "open sesame", &buf); err != nil || !strings.Contains(buf.String(), `"views_remaining":0`) {
+		t.Fatalf("last view: %v %s", err, buf.String())
+	}
+	// Used up: the expired object, whatever the passphrase.
+	if status, err := c.do(ctx, "GET", "/api/v2/pushes/"+token, nil, &buf); err != nil || status != 200 ||
+		!strings.Contains(buf.String(), `"payload":null`) || !strings.Contains(buf.String(), `"passphrase":null`) {
+		t.Fatalf("expired: %d %v %s", status, err, buf.String())
+	}
+	// A push without a passphrase ignores one sent.
+	plain, err := c.create(ctx, c.createBody(1), &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.retrieveWith(ctx, plain, "anything", &buf); err != nil || !strings.Contains(buf.String(), `"passphrase":""`) {
+		t.Fatalf("push without a passphrase: %v %s", err, buf.String())
+	}
+}
+
 func TestRunRefusesRemoteAndBounds(t *testing.T) {
 	for _, cfg := range []runConfig{
 		{url: "http://192.0.2.1:80", scenario: "create", conns: 1, dur: time.Second, payload: 1},
@@ -111,5 +151,12 @@ func TestJSONReport(t *testing.T) {
 	s := out.String()
 	if strings.Count(s, "\n") != 1 || !strings.Contains(s, `"scenario":"create"`) || !strings.Contains(s, `"server_cpu_us_per_req"`) {
 		t.Errorf("JSON report: %s", s)
+	}
+	var r result
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.WindowEndMS-r.WindowStartMS != 200 || time.Since(time.UnixMilli(r.WindowEndMS)) > time.Minute {
+		t.Errorf("window %d..%d ms, want 200 ms just now", r.WindowStartMS, r.WindowEndMS)
 	}
 }

@@ -2,8 +2,9 @@
 // same machine.
 //
 //	hush-bench baseline -addr 127.0.0.1:PORT
-//	hush-bench run -url http://127.0.0.1:PORT -scenario create|cycle|retrieve [flags]
+//	hush-bench run -url http://127.0.0.1:PORT -scenario create|cycle|retrieve|passphrase [flags]
 //	hush-bench table FILE
+//	hush-bench compare -a LABEL -b LABEL FILE
 //
 // See docs/performance.md for the method and `make bench` for the whole
 // comparison.
@@ -24,10 +25,11 @@ func main() {
 
 const usage = `usage:
   hush-bench baseline -addr 127.0.0.1:PORT
-  hush-bench run -url http://127.0.0.1:PORT -scenario create|cycle|retrieve
+  hush-bench run -url http://127.0.0.1:PORT -scenario create|cycle|retrieve|passphrase
                  [-c 32] [-d 10s] [-payload 64] [-pid N] [-rate R] [-warmup 1s]
                  [-label NAME] [-json]
   hush-bench table FILE   (FILE: JSON reports of runs labelled baseline and hush)
+  hush-bench compare -a LABEL -b LABEL FILE   (medians of the runs of two labels, b/a)
 `
 
 func mainCode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -43,6 +45,8 @@ func mainCode(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		err = runCmd(ctx, args[1:], stdout, stderr)
 	case "table":
 		err = tableCmd(args[1:], stdout, stderr)
+	case "compare":
+		err = compareCmd(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

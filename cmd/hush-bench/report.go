@@ -43,6 +43,9 @@ type result struct {
 	ClientCPUCores   float64 `json:"client_cpu_cores"`
 	OtherCPUCores    float64 `json:"other_cpu_cores"` // the machine's busy CPU not spent by server or client: interference
 	ClockTicks       uint64  `json:"clock_ticks_per_s"`
+
+	WindowStartMS int64 `json:"window_start_unix_ms"` // the measured window, for lining it up with server-side events
+	WindowEndMS   int64 `json:"window_end_unix_ms"`
 }
 
 func newResult(cfg runConfig, url string, sc scenario, workers []*worker, snap [2]snapshot) *result {
@@ -83,6 +86,9 @@ func newResult(cfg runConfig, url string, sc scenario, workers []*worker, snap [
 		ClockTicks:      ticks,
 	}
 	r.Errors = r.ErrorsTransport + r.ErrorsStatus + r.ErrorsBody
+	if len(workers) > 0 {
+		r.WindowStartMS, r.WindowEndMS = workers[0].from.UnixMilli(), workers[0].to.UnixMilli()
+	}
 	if cfg.rate > 0 {
 		r.Mode, r.Rate = "open", cfg.rate
 	}

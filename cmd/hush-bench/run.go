@@ -41,7 +41,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.SetOutput(stderr)
 	var cfg runConfig
 	fs.StringVar(&cfg.url, "url", "", "server to load: http://127.0.0.1:PORT (loopback only)")
-	fs.StringVar(&cfg.scenario, "scenario", "create", "create, cycle or retrieve")
+	fs.StringVar(&cfg.scenario, "scenario", "create", scenarioNames)
 	fs.IntVar(&cfg.conns, "c", 32, "concurrent workers (connections)")
 	fs.DurationVar(&cfg.dur, "d", 10*time.Second, "measured duration")
 	fs.DurationVar(&cfg.warmup, "warmup", time.Second, "load before the measured window, not counted")
@@ -84,8 +84,8 @@ func (cfg *runConfig) validate() error {
 		return fmt.Errorf("-pid %d: want a process id", cfg.pid)
 	case cfg.rate < 0 || cfg.rate > 1e7:
 		return fmt.Errorf("-rate %v: want 0 (closed loop) to 1e7", cfg.rate)
-	case cfg.scenario != "create" && cfg.scenario != "cycle" && cfg.scenario != "retrieve":
-		return fmt.Errorf("-scenario %q: want create, cycle or retrieve", cfg.scenario)
+	case !knownScenario(cfg.scenario):
+		return fmt.Errorf("-scenario %q: want %s", cfg.scenario, scenarioNames)
 	}
 	_, err := checkLoopbackURL(cfg.url)
 	return err

@@ -67,8 +67,22 @@ func newScenario(name string, c *client) (scenario, error) {
 		return &cycleScenario{c: c, body: c.createBody(1)}, nil
 	case "retrieve":
 		return &retrieveScenario{c: c, body: c.createBody(retrieveViews), size: retrievePushes}, nil
+	case "passphrase":
+		return &retrieveScenario{c: c, body: c.createPassphraseBody(retrieveViews, benchPassphrase),
+			size: passphrasePushes, passphrase: benchPassphrase}, nil
 	}
-	return nil, fmt.Errorf("-scenario %q: want create, cycle or retrieve", name)
+	return nil, fmt.Errorf("-scenario %q: want %s", name, scenarioNames)
+}
+
+// scenarioNames lists the scenarios for messages.
+const scenarioNames = "create, cycle, retrieve or passphrase"
+
+func knownScenario(name string) bool {
+	switch name {
+	case "create", "cycle", "retrieve", "passphrase":
+		return true
+	}
+	return false
 }
 
 // createScenario: POST a push with the default 5 views; one request.
@@ -108,18 +122,26 @@ func (s *cycleScenario) op(ctx context.Context, w *worker, sent time.Time) {
 // each, created before the measured window and taken round-robin. The
 // worker that takes a push's last view creates its replacement; those
 // creates are not counted as requests (the report gives their number).
+//
+// The passphrase scenario is the same with passphrasePushes pushes created
+// with benchPassphrase, each retrieved with ?passphrase=: on Hush every
+// such create and retrieve derives a key with Argon2id, so fewer pushes are
+// prepared.
 const (
-	retrievePushes = 1000
-	retrieveViews  = 100
+	retrievePushes   = 1000
+	retrieveViews    = 100
+	passphrasePushes = 50
+	benchPassphrase  = "open sesame 42"
 )
 
 type retrieveScenario struct {
-	c         *client
-	body      []byte
-	size      int
-	slots     []retrieveSlot
-	next      atomic.Uint64
-	recreated atomic.Uint64
+	c          *client
+	body       []byte
+	size       int
+	passphrase string // sent with every retrieve when set
+	slots      []retrieveSlot
+	next       atomic.Uint64
+	recreated  atomic.Uint64
 }
 
 type retrieveSlot struct {
@@ -171,7 +193,7 @@ func (s *retrieveScenario) op(ctx context.Context, w *worker, sent time.Time) {
 			}
 			continue
 		}
-		w.record(sent, s.c.retrieve(ctx, token, &w.buf))
+		w.record(sent, s.c.retrieveWith(ctx, token, s.passphrase, &w.buf))
 		if left == 1 {
 			s.replace(ctx, slot, w)
 		}

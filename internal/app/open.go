@@ -30,7 +30,7 @@ func openStore(ctx context.Context, cfg *config.Config) (*store.Store, error) {
 // openDatabase opens the configured engine without migrating.
 func openDatabase(ctx context.Context, cfg *config.Config) (*store.Store, error) {
 	if path, ok := cfg.SQLitePath(); ok {
-		return store.OpenSQLite(ctx, path)
+		return store.OpenSQLiteWith(ctx, path, store.Options{Sync: cfg.SQLiteSync})
 	}
 	return store.OpenPostgres(ctx, cfg.DatabaseURL)
 }

@@ -27,6 +27,7 @@ const (
 	defaultMaxPushSize     = 1 << 30
 	defaultSweepInterval   = time.Minute
 	defaultShutdownTimeout = 15 * time.Second
+	defaultSQLiteSync      = "normal"
 	sqliteFileName         = "hush.db"
 )
 
@@ -35,6 +36,7 @@ type Config struct {
 	Addr              string         // listen address (HUSH_ADDR / -addr)
 	DataDir           string         // data directory (HUSH_DATA_DIR / -data-dir)
 	DatabaseURL       string         // "" (SQLite in DataDir), "sqlite:<path>", "file:<path>" or a postgres:// URL
+	SQLiteSync        string         // HUSH_SQLITE_SYNC: "normal" or "full" (SQLite's synchronous; ignored for PostgreSQL)
 	MasterKey         string         // 64 hex characters, or "" when unset
 	MasterKeyPrevious []string       // retired master keys still accepted for decryption
 	BaseURL           string         // absolute http(s) URL without trailing "/", or ""
@@ -108,6 +110,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 	c := &Config{
 		Addr:            defaultAddr,
 		DataDir:         defaultDataDir,
+		SQLiteSync:      defaultSQLiteSync,
 		LogFormat:       defaultLogFormat,
 		LogLevel:        slog.LevelInfo,
 		MaxJSONBody:     defaultMaxJSONBody,
@@ -155,6 +158,14 @@ func loadServer(s *source, c *Config) error {
 			errs = append(errs, err)
 		} else {
 			c.DatabaseURL = v
+		}
+	}
+	if v, name, ok := s.env("HUSH_SQLITE_SYNC"); ok {
+		switch m := strings.ToLower(v); m {
+		case "normal", "full":
+			c.SQLiteSync = m
+		default:
+			errs = append(errs, fmt.Errorf("%s: %q is not a SQLite sync mode (want normal or full)", name, v))
 		}
 	}
 	if v, name, ok := s.getAlias("HUSH_BASE_URL", "PWP__OVERRIDE_BASE_URL"); ok {

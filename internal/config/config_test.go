@@ -39,6 +39,7 @@ func TestDefaults(t *testing.T) {
 	want := &Config{
 		Addr:            ":5100",
 		DataDir:         "./data",
+		SQLiteSync:      "normal",
 		LogFormat:       "text",
 		LogLevel:        slog.LevelInfo,
 		MaxJSONBody:     2097152,
@@ -130,6 +131,8 @@ func TestInvalidValues(t *testing.T) {
 		{"HUSH_LOG_FORMAT", "xml"},
 		{"HUSH_DATABASE_URL", "mysql://db/hush"},
 		{"HUSH_DATABASE_URL", "sqlite:"},
+		{"HUSH_SQLITE_SYNC", "extra"},
+		{"HUSH_SQLITE_SYNC", "off"},
 		{"HUSH_BASE_URL", "ftp://example.com"},
 		{"HUSH_BASE_URL", "/relative"},
 		{"HUSH_BASE_URL", "https://"},
@@ -271,6 +274,17 @@ func TestSQLitePath(t *testing.T) {
 		if path != tt.path || ok != tt.ok {
 			t.Errorf("%q/%q: SQLitePath() = %q, %v; want %q, %v", tt.dataDir, tt.url, path, ok, tt.path, tt.ok)
 		}
+	}
+}
+
+func TestSQLiteSync(t *testing.T) {
+	for in, want := range map[string]string{"": "normal", "normal": "normal", "FULL": "full", " Full ": "full", "NorMal": "normal"} {
+		if c := mustLoad(t, nil, map[string]string{"HUSH_SQLITE_SYNC": in}); c.SQLiteSync != want {
+			t.Errorf("HUSH_SQLITE_SYNC=%q: SQLiteSync = %q, want %q", in, c.SQLiteSync, want)
+		}
+	}
+	if !strings.Contains(Usage(), "HUSH_SQLITE_SYNC") {
+		t.Error("Usage does not mention HUSH_SQLITE_SYNC")
 	}
 }
 

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"hush/internal/push"
 	"hush/internal/secure"
@@ -39,36 +40,13 @@ func (s *Service) Create(ctx context.Context, u *push.User, params push.Params, 
 		return nil, &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{"files": {"File pushes are disabled."}}}
 	}
 	now := s.now()
-	p := &push.Push{
-		Kind:              d.Kind,
-		UserID:            UserID(u),
-		Name:              d.Name,
-		ExpireAfterDays:   d.ExpireAfterDays,
-		ExpireAfterViews:  d.ExpireAfterViews,
-		DeletableByViewer: d.DeletableByViewer,
-		RetrievalStep:     d.RetrievalStep,
-		CreatedAt:         now,
-		UpdatedAt:         now,
-	}
-	if d.Passphrase != "" {
-		if p.PassphraseSalt, err = secure.NewSalt(); err != nil {
-			return nil, err
-		}
-		p.HasPassphrase = true
-	}
-	passKey, err := s.passphraseKey(ctx, d.Passphrase, p.PassphraseSalt)
+	p, passKey, err := s.newPush(ctx, u, d, now)
 	if err != nil {
 		return nil, err
 	}
 	var rows []*push.File
 	for attempt := 0; ; attempt++ {
-		if p.URLToken, err = secure.NewToken(urlTokenBytes); err != nil {
-			return nil, err
-		}
-		if p.PayloadSealed, err = s.sealSecret(purposePayload, adFor(p.URLToken, "payload"), []byte(d.Payload), passKey); err != nil {
-			return nil, err
-		}
-		if p.NoteSealed, err = s.sealNote(p.URLToken, d.Note); err != nil {
+		if err = s.sealPush(p, d, passKey); err != nil {
 			return nil, err
 		}
 		if rows, err = s.sealFiles(p.URLToken, files.Uploads, passKey); err != nil {
@@ -84,4 +62,46 @@ func (s *Service) Create(ctx context.Context, u *push.User, params push.Params, 
 	}
 	s.observe(EventCreated)
 	return &Created{Push: p, Draft: d, Files: rows}, nil
+}
+
+// newPush is the push a validated draft makes for u at now, not yet sealed,
+// with the key of its passphrase layer (nil without a passphrase).
+func (s *Service) newPush(ctx context.Context, u *push.User, d *push.Draft, now time.Time) (*push.Push, []byte, error) {
+	p := &push.Push{
+		Kind:              d.Kind,
+		UserID:            UserID(u),
+		Name:              d.Name,
+		ExpireAfterDays:   d.ExpireAfterDays,
+		ExpireAfterViews:  d.ExpireAfterViews,
+		DeletableByViewer: d.DeletableByViewer,
+		RetrievalStep:     d.RetrievalStep,
+		CreatedAt:         now,
+		UpdatedAt:         now,
+	}
+	if d.Passphrase != "" {
+		var err error
+		if p.PassphraseSalt, err = secure.NewSalt(); err != nil {
+			return nil, nil, err
+		}
+		p.HasPassphrase = true
+	}
+	passKey, err := s.passphraseKey(ctx, d.Passphrase, p.PassphraseSalt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, passKey, nil
+}
+
+// sealPush gives p a fresh url_token and seals its payload and note, which
+// are bound to that token.
+func (s *Service) sealPush(p *push.Push, d *push.Draft, passKey []byte) error {
+	var err error
+	if p.URLToken, err = secure.NewToken(urlTokenBytes); err != nil {
+		return err
+	}
+	if p.PayloadSealed, err = s.sealSecret(purposePayload, adFor(p.URLToken, "payload"), []byte(d.Payload), passKey); err != nil {
+		return err
+	}
+	p.NoteSealed, err = s.sealNote(p.URLToken, d.Note)
+	return err
 }

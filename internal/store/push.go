@@ -59,42 +59,45 @@ func (s *Store) CreatePush(ctx context.Context, p *push.Push, ev push.Event) err
 // CreatePushWithFiles is CreatePush with attachments: the files are stored
 // in the same transaction, each with a file_upload audit entry.
 func (s *Store) CreatePushWithFiles(ctx context.Context, p *push.Push, ev push.Event, files []*push.File) error {
+	return s.inBatch(ctx, func(tx *Tx) error { return insertPush(ctx, tx, p, ev, files) })
+}
+
+// insertPush is CreatePushWithFiles inside the transaction tx.
+func insertPush(ctx context.Context, tx *Tx, p *push.Push, ev push.Event, files []*push.File) error {
 	var deletable sql.NullInt64
 	if p.DeletableByViewer != nil {
 		deletable = sql.NullInt64{Int64: int64(b2i(*p.DeletableByViewer)), Valid: true}
 	}
-	return s.inBatch(ctx, func(tx *Tx) error {
-		p.FileCount = len(files)
-		err := tx.QueryRowContext(ctx, `INSERT INTO pushes (url_token, kind, user_id, name, note, payload,
-			passphrase_salt, expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
-			log_count, expires_at, created_at, updated_at, file_count)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $13, $13, $14) RETURNING id`,
-			p.URLToken, string(p.Kind), nullInt(p.UserID), p.Name, p.NoteSealed, p.PayloadSealed,
-			p.PassphraseSalt, p.ExpireAfterDays, p.ExpireAfterViews, deletable, b2i(p.RetrievalStep),
-			ms(p.ExpiresAt()), ms(p.CreatedAt), p.FileCount).Scan(&p.ID)
-		if isUniqueViolation(err) {
-			return push.Errorf(push.CodeConflict, "url_token has already been taken")
-		}
-		if err != nil {
-			return fmt.Errorf("insert push: %w", err)
-		}
-		p.LogCount = 1
-		if err := insertEvent(ctx, tx, p.ID, ev); err != nil {
+	p.FileCount = len(files)
+	err := tx.QueryRowContext(ctx, `INSERT INTO pushes (url_token, kind, user_id, name, note, payload,
+		passphrase_salt, expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
+		log_count, expires_at, created_at, updated_at, file_count)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $13, $13, $14) RETURNING id`,
+		p.URLToken, string(p.Kind), nullInt(p.UserID), p.Name, p.NoteSealed, p.PayloadSealed,
+		p.PassphraseSalt, p.ExpireAfterDays, p.ExpireAfterViews, deletable, b2i(p.RetrievalStep),
+		ms(p.ExpiresAt()), ms(p.CreatedAt), p.FileCount).Scan(&p.ID)
+	if isUniqueViolation(err) {
+		return push.Errorf(push.CodeConflict, "url_token has already been taken")
+	}
+	if err != nil {
+		return fmt.Errorf("insert push: %w", err)
+	}
+	p.LogCount = 1
+	if err := insertEvent(ctx, tx, p.ID, ev); err != nil {
+		return err
+	}
+	if err := insertFiles(ctx, tx, p, files); err != nil {
+		return err
+	}
+	upload := ev
+	upload.Kind = push.EventFileUpload
+	for range files {
+		if err := logCapped(ctx, tx, p.ID, upload); err != nil {
 			return err
 		}
-		if err := insertFiles(ctx, tx, p, files); err != nil {
-			return err
-		}
-		upload := ev
-		upload.Kind = push.EventFileUpload
-		for range files {
-			if err := logCapped(ctx, tx, p.ID, upload); err != nil {
-				return err
-			}
-			p.LogCount++
-		}
-		return nil
-	})
+		p.LogCount++
+	}
+	return nil
 }
 
 // PushByToken loads a push; push.ErrNotFound when there is none.

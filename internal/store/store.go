@@ -33,8 +33,20 @@ type Store struct {
 	ckpt    *checkpointer // SQLite: WAL checkpoints off the write path; nil for PostgreSQL
 }
 
-// OpenSQLite opens (creating if needed) the SQLite database at path in WAL mode.
+// OpenSQLite opens (creating if needed) the SQLite database at path in WAL
+// mode with the default options.
 func OpenSQLite(ctx context.Context, path string) (*Store, error) {
+	return OpenSQLiteWith(ctx, path, Options{})
+}
+
+// OpenSQLiteWith opens (creating if needed) the SQLite database at path in
+// WAL mode: one writer connection fed by the group-commit batcher, a
+// read-only pool of 8, and a connection for the background checkpointer.
+func OpenSQLiteWith(ctx context.Context, path string, o Options) (*Store, error) {
+	sync, err := o.syncPragma()
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create database directory: %w", err)
 	}
@@ -43,7 +55,7 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 		f.Close()
 	}
 	q := url.Values{}
-	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)",
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(" + sync + ")", "foreign_keys(1)",
 		// The checkpointer does it in the background; a WAL file grown by a
 		// burst is cut back to 64 MiB once its pages are in the database.
 		"wal_autocheckpoint(0)", "journal_size_limit(67108864)"} {

@@ -1,7 +1,10 @@
 package store
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -193,5 +196,140 @@ func TestSweepConcurrentInstances(t *testing.T) {
 	wg.Wait()
 	if total != (SweepResult{Expired: due, Deleted: old}) {
 		t.Fatalf("concurrent sweeps did %+v in total, want %+v", total, SweepResult{Expired: due, Deleted: old})
+	}
+}
+
+// TestSweepInChunks sweeps more pushes than one chunk holds, in every step:
+// the counts are exact, the pushes not due are untouched, and the files of
+// pushes expired in any chunk lose their keys.
+func TestSweepInChunks(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	const (
+		byDays   = 1234 // past their day limit
+		byViews  = 567  // out of views but not expired (left by an older version)
+		active   = 150
+		withFile = 7 // among byDays, spread over the chunks
+	)
+	if byDays <= 2*sweepChunk || byViews <= sweepChunk {
+		t.Fatalf("the test needs more pushes than the chunk of %d", sweepChunk)
+	}
+	now := t0.Add(2 * push.Day)
+	var fileIDs []int64
+	for i := range byDays {
+		p := testPush(fmt.Sprintf("days%05d", i))
+		p.ExpireAfterDays = 1
+		var files []*push.File
+		if i%(byDays/withFile) == byDays/withFile-1 {
+			files = []*push.File{{BlobID: "blob" + p.URLToken, MetaSealed: []byte("meta"), KeySealed: []byte("key"), Size: 1}}
+		}
+		if err := s.CreatePushWithFiles(t.Context(), p, ev(push.EventCreation, t0), files); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			fileIDs = append(fileIDs, f.ID)
+		}
+	}
+	if len(fileIDs) != withFile {
+		t.Fatalf("%d file pushes, want %d", len(fileIDs), withFile)
+	}
+	for i := range byViews {
+		createPush(t, s, fmt.Sprintf("views%05d", i), nil)
+	}
+	if _, err := s.w.ExecContext(t.Context(), `UPDATE pushes SET view_count = expire_after_views WHERE url_token LIKE 'views%'`); err != nil {
+		t.Fatal(err)
+	}
+	for i := range active {
+		createPush(t, s, fmt.Sprintf("active%05d", i), func(p *push.Push) { p.ExpireAfterDays = 7 })
+	}
+
+	got, err := s.Sweep(t.Context(), now, 0)
+	if want := (SweepResult{Expired: byDays + byViews}); err != nil || got != want {
+		t.Fatalf("Sweep = %+v, %v; want %+v", got, err, want)
+	}
+	counts := func(t *testing.T) (expired, live int) {
+		t.Helper()
+		if err := s.r.QueryRowContext(t.Context(), `SELECT
+			COALESCE(SUM(CASE WHEN expired = 1 AND payload IS NULL AND expired_on = $1 THEN 1 ELSE 0 END), 0),
+			COALESCE(SUM(CASE WHEN expired = 0 AND payload IS NOT NULL AND url_token LIKE 'active%' THEN 1 ELSE 0 END), 0)
+			FROM pushes`, ms(now)).Scan(&expired, &live); err != nil {
+			t.Fatal(err)
+		}
+		return expired, live
+	}
+	if expired, live := counts(t); expired != byDays+byViews || live != active {
+		t.Errorf("after the sweep: %d pushes expired by it, %d active ones untouched; want %d and %d", expired, live, byDays+byViews, active)
+	}
+	for _, id := range fileIDs {
+		f, err := s.FileByID(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.KeySealed != nil || !f.PurgeAt.Equal(now.Add(push.FileLinkTTL)) {
+			t.Errorf("file %d of an expired push: key %q, purge at %v", id, f.KeySealed, f.PurgeAt)
+		}
+	}
+	if got, err := s.Sweep(t.Context(), now, 0); err != nil || got != (SweepResult{}) {
+		t.Fatalf("second Sweep = %+v, %v; want nothing done", got, err)
+	}
+
+	// A day later the expired anonymous pushes go, chunk by chunk, with
+	// their audit rows and file rows; the active ones stay.
+	got, err = s.Sweep(t.Context(), now.Add(AnonymousRetention), 0)
+	if want := (SweepResult{Deleted: byDays + byViews}); err != nil || got != want {
+		t.Fatalf("Sweep a day later = %+v, %v; want %+v", got, err, want)
+	}
+	var left, audit, files int
+	if err := s.r.QueryRowContext(t.Context(), `SELECT
+		(SELECT COUNT(*) FROM pushes), (SELECT COUNT(*) FROM audit_logs), (SELECT COUNT(*) FROM push_files)`).Scan(&left, &audit, &files); err != nil {
+		t.Fatal(err)
+	}
+	if left != active || audit != active || files != 0 {
+		t.Errorf("after deleting: %d pushes, %d audit rows, %d file rows; want %d, %d, 0", left, audit, files, active, active)
+	}
+	if _, live := counts(t); live != active {
+		t.Errorf("%d active pushes untouched, want %d", live, active)
+	}
+}
+
+// A cancelled sweep stops before its next chunk and reports what it did.
+func TestSweepCancelled(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	p := createPush(t, s, "due", func(p *push.Push) { p.ExpireAfterDays = 1 })
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	got, err := s.Sweep(ctx, t0.Add(2*push.Day), 0)
+	if !errors.Is(err, context.Canceled) || got != (SweepResult{}) {
+		t.Fatalf("Sweep with a cancelled context = %+v, %v", got, err)
+	}
+	if mustLoad(t, s, p.URLToken).Expired {
+		t.Error("a cancelled sweep expired a push")
+	}
+}
+
+// TestSweepQueriesUseIndexes checks on SQLite that every chunk statement
+// finds its chunk through an index and then reaches the rows by primary key:
+// a scan of the pushes table, or of every due push on every chunk, would
+// hold the single writer for as long as it takes with a million pushes.
+func TestSweepQueriesUseIndexes(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	if s.Engine() != "sqlite" {
+		t.Skip("query plans are checked on SQLite")
+	}
+	for _, q := range []string{
+		expireQuery(sweepDueByDays), expireQuery(sweepDueByViews),
+		deleteQuery(sweepOldAnonymous), deleteQuery(sweepOldOwned), sweepFileKeysQuery,
+	} {
+		plan := queryPlan(t, s, q, ms(t0), sweepChunk)
+		if len(plan) == 0 || !strings.HasSuffix(plan[0], "USING INTEGER PRIMARY KEY (rowid=?)") {
+			t.Errorf("%s\n  plan %q does not reach the chunk's rows by primary key", q, plan)
+		}
+		for _, step := range plan {
+			if strings.HasPrefix(step, "SCAN") {
+				t.Errorf("%s\n  plan %q scans a table", q, plan)
+			}
+		}
 	}
 }

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// `hush-bench compare -a LABEL -b LABEL FILE` reads JSON reports of
+// `run -json -label …` (one a line) and prints, per scenario, the medians of
+// the runs labelled a and of those labelled b and their ratios b/a: the
+// comparisons of `make bench-scale`, one server in two states (fresh and
+// seeded with a million pushes, quiet and sweeping, synchronous=NORMAL and
+// FULL). Runs with other labels are ignored.
+
+// pair is one scenario's figures for the two labels.
+type pair struct {
+	scenario         string
+	aRPS, bRPS       float64
+	aP99, bP99       float64
+	aCPU, bCPU       float64
+	aRuns, bRuns     int
+	errors           uint64
+	maxOther, maxCPU float64 // most CPU of other processes and of the load generator in a run
+}
+
+func (p pair) rpsRatio() float64 { return ratio(p.bRPS, p.aRPS) }
+func (p pair) p99Ratio() float64 { return ratio(p.bP99, p.aP99) }
+
+func ratio(b, a float64) float64 {
+	if a == 0 {
+		return 0
+	}
+	return b / a
+}
+
+func compareCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	a := fs.String("a", "", "label of the reference runs")
+	b := fs.String("b", "", "label of the runs compared with them")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *a == "" || *b == "" || *a == *b {
+		return errors.New("compare: want two different labels, -a and -b")
+	}
+	if fs.NArg() != 1 {
+		return errors.New("compare: want one file of JSON reports")
+	}
+	f, err := os.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	pairs, err := comparePairs(f, *a, *b)
+	if err != nil {
+		return err
+	}
+	writeComparison(stdout, *a, *b, pairs)
+	return nil
+}
+
+// comparePairs groups the runs labelled a and b by scenario, in the order
+// first seen.
+func comparePairs(r io.Reader, a, b string) ([]pair, error) {
+	type runs struct{ a, b []result }
+	by := map[string]*runs{}
+	var order []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var res result
+		if err := json.Unmarshal([]byte(line), &res); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		if res.Label != a && res.Label != b {
+			continue
+		}
+		g := by[res.Scenario]
+		if g == nil {
+			g = &runs{}
+			by[res.Scenario] = g
+			order = append(order, res.Scenario)
+		}
+		if res.Label == a {
+			g.a = append(g.a, res)
+		} else {
+			g.b = append(g.b, res)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	var pairs []pair
+	for _, s := range order {
+		g := by[s]
+		p := pair{scenario: s, aRuns: len(g.a), bRuns: len(g.b)}
+		p.aRPS = median(g.a, func(x result) float64 { return x.RPS })
+		p.bRPS = median(g.b, func(x result) float64 { return x.RPS })
+		p.aP99 = median(g.a, func(x result) float64 { return float64(x.P99) })
+		p.bP99 = median(g.b, func(x result) float64 { return float64(x.P99) })
+		p.aCPU = median(g.a, func(x result) float64 { return x.ServerCPUPerReq })
+		p.bCPU = median(g.b, func(x result) float64 { return x.ServerCPUPerReq })
+		for _, x := range append(g.a, g.b...) {
+			p.errors += x.Errors
+			p.maxOther = max(p.maxOther, x.OtherCPUCores)
+			p.maxCPU = max(p.maxCPU, x.ClientCPUCores)
+		}
+		pairs = append(pairs, p)
+	}
+	return pairs, nil
+}
+
+func writeComparison(w io.Writer, a, b string, pairs []pair) {
+	fmt.Fprintf(w, "| scenario | %[1]s req/s (median) | %[2]s req/s (median) | req/s %[2]s/%[1]s | %[1]s p99 | %[2]s p99 | p99 %[2]s/%[1]s | %[1]s CPU µs/req | %[2]s CPU µs/req | runs |\n", a, b)
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, p := range pairs {
+		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.3f | %s | %s | %.2f | %.0f | %.0f | %d + %d |\n",
+			p.scenario, p.aRPS, p.bRPS, p.rpsRatio(), ms(p.aP99), ms(p.bP99), p.p99Ratio(), p.aCPU, p.bCPU, p.aRuns, p.bRuns)
+	}
+	for _, p := range pairs {
+		if p.errors > 0 {
+			fmt.Fprintf(w, "WARNING: %s had %d errors; its figures are not valid\n", p.scenario, p.errors)
+		}
+		if p.maxOther > noisyOther {
+			fmt.Fprintf(w, "WARNING: %s: other processes used up to %.2f cores during a run; rerun on a quiet machine\n", p.scenario, p.maxOther)
+		}
+		if p.maxCPU > busyClient {
+			fmt.Fprintf(w, "WARNING: %s: the load generator used up to %.2f cores of its 1\n", p.scenario, p.maxCPU)
+		}
+		if p.aRuns == 0 || p.bRuns == 0 {
+			fmt.Fprintf(w, "WARNING: %s has %d %s runs and %d %s runs\n", p.scenario, p.aRuns, a, p.bRuns, b)
+		}
+	}
+}

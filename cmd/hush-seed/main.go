@@ -1,0 +1,151 @@
+// Command hush-seed fills a Hush data directory with pushes, for the scale
+// measurements of docs/performance.md (make bench-scale). It is a
+// development tool, not part of the hush binary.
+//
+//	hush-seed -data-dir DIR -n N [-due] [-batch 10000] [-payload 64]
+//
+// It opens the database and the master key as `hush serve` does (the same
+// HUSH_ and PWP__ environment; a master key is generated into a new data
+// directory), migrates, and stores N anonymous text pushes of 7 days and 5
+// views through the service's own sealing and the store's own insert, each
+// with its creation audit entry, -batch pushes per transaction. With -due
+// they are created 8 days ago, so they are past their day limit but not yet
+// expired: the next sweep must expire them.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"hush/internal/app"
+	"hush/internal/config"
+	"hush/internal/push"
+	"hush/internal/secure"
+	"hush/internal/service"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	code := mainCode(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// The pushes seeded: the defaults of a text push.
+const (
+	seedDays  = 7
+	seedViews = 5
+	maxN      = 100_000_000
+	maxBatch  = 100_000
+)
+
+type options struct {
+	dataDir string
+	n       int
+	due     bool
+	batch   int
+	payload int
+}
+
+func mainCode(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("hush-seed", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	fs.StringVar(&o.dataDir, "data-dir", "", "data directory (default: HUSH_DATA_DIR, else ./data)")
+	fs.IntVar(&o.n, "n", 0, "number of pushes to store")
+	fs.BoolVar(&o.due, "due", false, "create them 8 days ago: past their 7-day limit, for the sweeper to expire")
+	fs.IntVar(&o.batch, "batch", 10_000, "pushes per transaction")
+	fs.IntVar(&o.payload, "payload", 64, "payload size in bytes")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if err := seed(ctx, o, getenv, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "hush-seed: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func seed(ctx context.Context, o options, getenv func(string) string, stdout, stderr io.Writer) error {
+	switch {
+	case o.n < 1 || o.n > maxN:
+		return fmt.Errorf("-n %d: want 1 to %d", o.n, maxN)
+	case o.batch < 1 || o.batch > maxBatch:
+		return fmt.Errorf("-batch %d: want 1 to %d", o.batch, maxBatch)
+	case o.payload < 1 || o.payload > push.MaxTextPayload:
+		return fmt.Errorf("-payload %d: want 1 to %d", o.payload, push.MaxTextPayload)
+	}
+	env := getenv
+	if o.dataDir != "" {
+		env = func(k string) string {
+			if k == "HUSH_DATA_DIR" {
+				return o.dataDir
+			}
+			return getenv(k)
+		}
+	}
+	cfg, err := config.Load(nil, env)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	keys, st, err := app.OpenKeyed(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc := service.New(st, keys, secure.DefaultArgon(), cfg.Push, nil)
+
+	payload := rand.Text()
+	for len(payload) < o.payload {
+		payload += rand.Text()
+	}
+	params := push.Params{"payload": payload[:o.payload], "expire_after_days": strconv.Itoa(seedDays),
+		"expire_after_views": strconv.Itoa(seedViews)}
+	meta := service.Meta{IP: "127.0.0.1", UserAgent: "hush-seed"}
+	where, _ := cfg.SQLitePath()
+	if where == "" {
+		where = "the PostgreSQL database"
+	}
+	state := "active"
+	if o.due {
+		state = "due"
+	}
+	fmt.Fprintf(stdout, "seeding %d %s pushes into %s, %d per transaction\n", o.n, state, where, o.batch)
+
+	start := time.Now()
+	last := start
+	for done := 0; done < o.n; {
+		at := time.Now()
+		if o.due {
+			at = at.Add(-(seedDays + 1) * push.Day)
+		}
+		k := min(o.batch, o.n-done)
+		if _, err := svc.Seed(ctx, params, k, at, meta); err != nil {
+			return fmt.Errorf("after %d pushes: %w", done, err)
+		}
+		done += k
+		if now := time.Now(); now.Sub(last) >= time.Second || done == o.n {
+			last = now
+			fmt.Fprintf(stdout, "%d/%d pushes, %.1fs, %.0f pushes/s\n", done, o.n,
+				now.Sub(start).Seconds(), float64(done)/now.Sub(start).Seconds())
+		}
+	}
+	elapsed := time.Since(start)
+	fmt.Fprintf(stdout, "seeded %d %s pushes in %.1fs (%.0f pushes/s)\n", o.n, state, elapsed.Seconds(),
+		float64(o.n)/elapsed.Seconds())
+	return nil
+}
