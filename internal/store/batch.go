@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync/atomic"
 )
@@ -148,7 +149,7 @@ func (b *batcher) commitJobs(live []*job) {
 		failed := -1
 		err := b.s.inTx(ctx, func(tx *Tx) error {
 			for i, j := range live {
-				if err := j.fn(tx); err != nil {
+				if err := j.run(tx); err != nil {
 					failed = i
 					return errBatchBody
 				}
@@ -166,10 +167,22 @@ func (b *batcher) commitJobs(live []*job) {
 			break
 		}
 		b.commitJobs(live[:failed])
-		live[failed].err <- b.s.inTx(ctx, live[failed].fn)
+		live[failed].err <- b.s.inTx(ctx, live[failed].run)
 		live = live[failed+1:]
 	}
 	for _, j := range live {
-		j.err <- b.s.inTx(ctx, j.fn)
+		j.err <- b.s.inTx(ctx, j.run)
 	}
+}
+
+// run runs the job's body. A panic becomes the job's error, as net/http
+// would have confined it to the one request had the body run there: the
+// writer goroutine serves every request and must not die with one.
+func (j *job) run(tx *Tx) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("store: transaction body panicked: %v", p)
+		}
+	}()
+	return j.fn(tx)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -124,5 +125,22 @@ func TestCheckpointInBackground(t *testing.T) {
 			t.Fatalf("database file still %d bytes 5 s after the writes: no checkpoint ran", after.Size())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestBatchBodyPanic: a transaction body that panics fails its own call and
+// leaves the writer serving the others.
+func TestBatchBodyPanic(t *testing.T) {
+	s := newTestStore(t)
+	if s.batch == nil {
+		t.Skip("PostgreSQL runs each body in its caller's goroutine")
+	}
+	err := s.inBatch(t.Context(), func(*Tx) error { panic("boom") })
+	if err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("panicking body: %v", err)
+	}
+	mustCreate(t, s, testPush("after-panic"))
+	if _, err := s.PushByToken(t.Context(), "after-panic"); err != nil {
+		t.Fatalf("the writer stopped serving: %v", err)
 	}
 }
