@@ -124,10 +124,15 @@ func (b *baseServer) create(w http.ResponseWriter, r *http.Request) {
 		baseWrite(w, http.StatusUnprocessableEntity, map[string][]string{"push": {"is invalid"}})
 		return
 	}
-	var raw [16]byte
-	rand.Read(raw[:])
-	token := base64.RawURLEncoding.EncodeToString(raw[:])
+	// Hush's token shape: a 6-byte millisecond timestamp and 16 random bytes.
 	now := time.Now().UTC()
+	var raw [22]byte
+	ms := uint64(now.UnixMilli())
+	for i := range 6 {
+		raw[i] = byte(ms >> (8 * (5 - i)))
+	}
+	rand.Read(raw[6:])
+	token := base64.RawURLEncoding.EncodeToString(raw[:])
 	e := &baseEntry{payload: req.Push.Payload, passphrase: req.Push.Passphrase, max: int32(views), created: now, updated: now}
 	b.mu.Lock()
 	b.pushes[token] = e

@@ -1,9 +1,11 @@
 package api
 
 import (
+	"encoding/base64"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestVersionBody(t *testing.T) {
@@ -60,6 +62,11 @@ func TestCreateDefaultsAndKeys(t *testing.T) {
 	}
 	if len(tok) < 22 || strings.Trim(tok, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
 		t.Errorf("url_token %q is not ≥128 bits of URL-safe characters", tok)
+	}
+	// The token opens with the millisecond of creation (6 bytes), then 16 random bytes.
+	if raw, err := base64.RawURLEncoding.DecodeString(tok); err != nil || len(raw) != 22 ||
+		time.UnixMilli(int64(raw[0])<<40|int64(raw[1])<<32|int64(raw[2])<<24|int64(raw[3])<<16|int64(raw[4])<<8|int64(raw[5])).UTC().Format(time.RFC3339Nano) != "2026-01-01T01:00:00Z" {
+		t.Errorf("url_token %q does not carry the creation time: %x %v", tok, raw, err)
 	}
 	if _, has := m["payload"]; has {
 		t.Error("create must not echo the payload")

@@ -3,6 +3,8 @@ package secure
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"runtime"
 	"strings"
@@ -249,5 +251,46 @@ func TestEqual(t *testing.T) {
 		if got := Equal(tc.a, tc.b); got != tc.want {
 			t.Errorf("Equal(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+func TestNewOrderedToken(t *testing.T) {
+	at := time.Date(2026, 11, 22, 21, 0, 0, 123e6, time.UTC)
+	seen := make(map[string]bool)
+	var prefix string
+	for i := range 1000 {
+		tok, err := NewOrderedToken(at, 16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := base64.RawURLEncoding.DecodeString(tok)
+		if err != nil || len(tok) != 30 || len(raw) != 22 {
+			t.Fatalf("token %q: %d characters, %d bytes, %v; want 30 URL-safe characters of 22 bytes", tok, len(tok), len(raw), err)
+		}
+		var ms [8]byte
+		copy(ms[2:], raw[:6])
+		if got := int64(binary.BigEndian.Uint64(ms[:])); got != at.UnixMilli() {
+			t.Fatalf("token %q carries %d ms, want %d", tok, got, at.UnixMilli())
+		}
+		// 6 bytes are 8 characters: tokens of the same millisecond share them.
+		if i == 0 {
+			prefix = tok[:8]
+		} else if tok[:8] != prefix {
+			t.Fatalf("token %q does not start with %q", tok, prefix)
+		}
+		if seen[tok] {
+			t.Fatalf("duplicate token %q", tok)
+		}
+		seen[tok] = true
+	}
+	later, err := NewOrderedToken(at.Add(time.Millisecond), 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if later[:6] != prefix[:6] {
+		t.Errorf("tokens 1 ms apart share no prefix: %q, %q", prefix, later)
+	}
+	if _, err := NewOrderedToken(at, 0); err == nil {
+		t.Error("NewOrderedToken(at, 0) succeeded, want error")
 	}
 }

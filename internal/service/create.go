@@ -8,7 +8,11 @@ import (
 	"hush/internal/secure"
 )
 
-// urlTokenBytes gives 128-bit url_tokens (D10): 22 URL-safe characters.
+// urlTokenBytes gives url_tokens 128 random bits (D10), after the
+// millisecond of their creation (secure.NewOrderedToken): 30 URL-safe
+// characters. The time prefix keeps a burst of creates in a few pages of
+// the url_token index, where random tokens put each create in a page of its
+// own — the largest single cost of a create on SQLite (docs/performance.md).
 const urlTokenBytes = 16
 
 // Created is a new push with the validated draft it came from (the draft
@@ -96,7 +100,7 @@ func (s *Service) newPush(ctx context.Context, u *push.User, d *push.Draft, now 
 // are bound to that token.
 func (s *Service) sealPush(p *push.Push, d *push.Draft, passKey []byte) error {
 	var err error
-	if p.URLToken, err = secure.NewToken(urlTokenBytes); err != nil {
+	if p.URLToken, err = secure.NewOrderedToken(s.now(), urlTokenBytes); err != nil {
 		return err
 	}
 	if p.PayloadSealed, err = s.sealSecret(purposePayload, adFor(p.URLToken, "payload"), []byte(d.Payload), passKey); err != nil {
