@@ -35,51 +35,14 @@ if [ "${SCALE_SYNC:-1}" = 0 ]; then
   parts=${parts//sync/}
 fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hush-bench-scale.XXXXXX")
-pids=()
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in "${pids[@]}"; do
-    wait "$pid" 2>/dev/null || true
-  done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# Pinning: servers on CPU 0, load on CPU 1, when taskset exists and there
-# are two CPUs to pin to.
-server_pin=() load_pin=()
-if ! command -v taskset >/dev/null 2>&1; then
-  echo "NOTICE: taskset not found: running unpinned; figures are less comparable" >&2
-elif [ "$(nproc)" -lt 2 ]; then
-  echo "NOTICE: fewer than 2 CPUs: running unpinned; figures are less comparable" >&2
-else
-  server_pin=(taskset -c 0) load_pin=(taskset -c 1)
-fi
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
+bench_init hush-bench-scale
 
 echo "building into $tmp"
 CGO_ENABLED=0 go build -trimpath -o "$tmp/hush" ./cmd/hush
 CGO_ENABLED=0 go build -trimpath -o "$tmp/hush-bench" ./cmd/hush-bench
 CGO_ENABLED=0 go build -trimpath -o "$tmp/hush-seed" ./cmd/hush-seed
-
-# free_port prints a loopback TCP port nobody listens on.
-free_port() {
-  local port
-  for _ in $(seq 1 100); do
-    port=$((20000 + RANDOM % 40000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      echo "$port"
-      return 0
-    fi
-  done
-  echo "no free port found" >&2
-  return 1
-}
 
 # http_get PORT PATH: the body of a GET over HTTP/1.0 (no curl needed).
 http_get() {
@@ -87,27 +50,6 @@ http_get() {
     printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' "$2" >&3 &&
     sed '1,/^\r$/d' <&3) 2>/dev/null || true
 }
-
-# wait_ready PORT PID NAME: polls GET /api/v2/version until it answers 200.
-wait_ready() {
-  local port=$1 pid=$2 name=$3 status
-  for _ in $(seq 1 150); do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      echo "$name (pid $pid) exited before listening" >&2
-      return 1
-    fi
-    status=$( (exec 3<>"/dev/tcp/127.0.0.1/$port" &&
-      printf 'GET /api/v2/version HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3 &&
-      head -n 1 <&3) 2>/dev/null || true)
-    case $status in *" 200 "*) return 0 ;; esac
-    sleep 0.1
-  done
-  echo "$name did not answer on 127.0.0.1:$port within 15s" >&2
-  return 1
-}
-
-# machine_busy: CPU time (ticks) the whole machine spent busy so far.
-machine_busy() { awk '/^cpu / {print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
 
 now_ms() { date +%s%3N; }
 
