@@ -25,6 +25,7 @@ type pair struct {
 	aP99, bP99       float64
 	aCPU, bCPU       float64
 	aRuns, bRuns     int
+	bPeakRSS         uint64 // the largest peak RSS of the b runs, KiB
 	errors           uint64
 	maxOther, maxCPU float64 // most CPU of other processes and of the load generator in a run
 }
@@ -58,7 +59,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	pairs, err := comparePairs(f, *a, *b)
+	pairs, err := comparePairs(f, *a, *b, false)
 	if err != nil {
 		return err
 	}
@@ -67,8 +68,8 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 }
 
 // comparePairs groups the runs labelled a and b by scenario, in the order
-// first seen.
-func comparePairs(r io.Reader, a, b string) ([]pair, error) {
+// first seen. Runs with other labels are skipped, or an error when strict.
+func comparePairs(r io.Reader, a, b string, strict bool) ([]pair, error) {
 	type runs struct{ a, b []result }
 	by := map[string]*runs{}
 	var order []string
@@ -84,6 +85,9 @@ func comparePairs(r io.Reader, a, b string) ([]pair, error) {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
 		if res.Label != a && res.Label != b {
+			if strict {
+				return nil, fmt.Errorf("line %d: label %q, want %s or %s", n, res.Label, a, b)
+			}
 			continue
 		}
 		g := by[res.Scenario]
@@ -115,6 +119,9 @@ func comparePairs(r io.Reader, a, b string) ([]pair, error) {
 			p.errors += x.Errors
 			p.maxOther = max(p.maxOther, x.OtherCPUCores)
 			p.maxCPU = max(p.maxCPU, x.ClientCPUCores)
+		}
+		for _, x := range g.b {
+			p.bPeakRSS = max(p.bPeakRSS, x.ServerPeakRSSKiB)
 		}
 		pairs = append(pairs, p)
 	}

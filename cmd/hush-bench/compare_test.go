@@ -16,7 +16,7 @@ func TestCompare(t *testing.T) {
 {"label":"other","scenario":"retrieve","rps":1,"p99_us":1}
 {"label":"fresh","scenario":"create","rps":500,"p99_us":4000,"errors":3,"other_cpu_cores":0.5}
 `
-	pairs, err := comparePairs(strings.NewReader(in), "fresh", "seeded")
+	pairs, err := comparePairs(strings.NewReader(in), "fresh", "seeded", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestCompare(t *testing.T) {
 	if code := mainCode(t.Context(), []string{"compare", "-a", "fresh", "-b", "fresh", file}, &stdout, &stderr); code == 0 {
 		t.Error("compare with one label succeeded")
 	}
-	if _, err := comparePairs(strings.NewReader(`{`), "a", "b"); err == nil {
+	if _, err := comparePairs(strings.NewReader(`{`), "a", "b", false); err == nil {
 		t.Error("broken JSON was accepted")
 	}
 }

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"slices"
-	"strings"
 )
 
 // `hush-bench table FILE` reads the JSON reports of `run -json -label …`
@@ -72,59 +69,18 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// summarize groups the reports by scenario, in the order first seen.
+// summarize groups the reports by scenario, in the order first seen; every
+// report must be labelled baseline or hush.
 func summarize(r io.Reader) ([]row, error) {
-	type runs struct{ base, hush []result }
-	by := map[string]*runs{}
-	var order []string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		var res result
-		if err := json.Unmarshal([]byte(line), &res); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n, err)
-		}
-		g := by[res.Scenario]
-		if g == nil {
-			g = &runs{}
-			by[res.Scenario] = g
-			order = append(order, res.Scenario)
-		}
-		switch res.Label {
-		case "baseline":
-			g.base = append(g.base, res)
-		case "hush":
-			g.hush = append(g.hush, res)
-		default:
-			return nil, fmt.Errorf("line %d: label %q, want baseline or hush", n, res.Label)
-		}
-	}
-	if err := sc.Err(); err != nil {
+	pairs, err := comparePairs(r, "baseline", "hush", true)
+	if err != nil {
 		return nil, err
 	}
-	var rows []row
-	for _, s := range order {
-		g := by[s]
-		r := row{scenario: s, baseRuns: len(g.base), hushRuns: len(g.hush)}
-		r.baseRPS = median(g.base, func(x result) float64 { return x.RPS })
-		r.hushRPS = median(g.hush, func(x result) float64 { return x.RPS })
-		r.baseP99 = median(g.base, func(x result) float64 { return float64(x.P99) })
-		r.hushP99 = median(g.hush, func(x result) float64 { return float64(x.P99) })
-		r.hushCPU = median(g.hush, func(x result) float64 { return x.ServerCPUPerReq })
-		r.baseCPU = median(g.base, func(x result) float64 { return x.ServerCPUPerReq })
-		for _, x := range append(g.base, g.hush...) {
-			r.errors += x.Errors
-			r.maxOther = max(r.maxOther, x.OtherCPUCores)
-			r.maxClient = max(r.maxClient, x.ClientCPUCores)
-		}
-		for _, x := range g.hush {
-			r.hushPeakRSS = max(r.hushPeakRSS, x.ServerPeakRSSKiB)
-		}
-		rows = append(rows, r)
+	rows := make([]row, len(pairs))
+	for i, p := range pairs {
+		rows[i] = row{scenario: p.scenario, baseRPS: p.aRPS, hushRPS: p.bRPS, baseP99: p.aP99, hushP99: p.bP99,
+			baseCPU: p.aCPU, hushCPU: p.bCPU, hushPeakRSS: p.bPeakRSS, baseRuns: p.aRuns, hushRuns: p.bRuns,
+			errors: p.errors, maxOther: p.maxOther, maxClient: p.maxCPU}
 	}
 	return rows, nil
 }
