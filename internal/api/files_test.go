@@ -344,7 +344,7 @@ func TestConcurrentLastViewOfFilePush(t *testing.T) {
 
 func TestOrphanedBlobsSwept(t *testing.T) {
 	h := newHarness(t, nil)
-	h.clock.now = time.Now() // blob ages come from the file system's clock
+	h.clock.Set(time.Now()) // blob ages come from the file system's clock
 	owner := h.user("o@example.com")
 	h.upload(map[string]string{"push[payload]": "keep"}, []upload{{"a", "", []byte("kept")}}, bearer(owner)...)
 	orphan := "0123456789abcdef0123456789abcdef"
@@ -355,7 +355,7 @@ func TestOrphanedBlobsSwept(t *testing.T) {
 	if res, _ := h.srv.Service.Sweep(t.Context(), 0); res.OrphansFound != 0 || len(h.blobs()) != 2 {
 		t.Fatalf("young orphan swept: %+v", res)
 	}
-	h.clock.now = time.Now().Add(2 * time.Hour)
+	h.clock.Set(time.Now().Add(2 * time.Hour))
 	res, err := h.srv.Service.Sweep(t.Context(), 0)
 	if err != nil || res.OrphansFound != 1 || len(h.blobs()) != 1 {
 		t.Errorf("orphan sweep: %+v %v, blobs %v", res, err, h.blobs())

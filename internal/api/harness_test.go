@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,34 +19,17 @@ import (
 	"hush/internal/secure"
 	"hush/internal/service"
 	"hush/internal/store"
+	"hush/internal/testclock"
 	"hush/internal/testdb"
 )
 
-// clock is a settable test clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
 func TestMain(m *testing.M) { testdb.Main(m) }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 type harness struct {
 	t     *testing.T
 	url   string
 	store *store.Store
-	clock *clock
+	clock *testclock.Clock
 	srv   *Server
 	// client checks every exchange against api/openapi.yaml.
 	client *http.Client
@@ -75,7 +57,7 @@ func newHarness(t *testing.T, configure func(*Server)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := &clock{now: time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)}
+	clk := testclock.New(time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC))
 	s := &Server{
 		Service:        service.New(st, keys, secure.NewArgon(1, 64, 1, 4), push.DefaultSettings(), clk.Now),
 		MaxBody:        2 << 20,

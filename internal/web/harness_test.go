@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,35 +18,18 @@ import (
 	"hush/internal/secure"
 	"hush/internal/service"
 	"hush/internal/store"
+	"hush/internal/testclock"
 	"hush/internal/testdb"
 )
 
-// clock is a settable test clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
 func TestMain(m *testing.M) { testdb.Main(m) }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 type harness struct {
 	t     *testing.T
 	url   string
 	svc   *service.Service
 	web   *Server
-	clock *clock
+	clock *testclock.Clock
 }
 
 // newHarness serves the pages and the API, as the hush command mounts them,
@@ -69,7 +51,7 @@ func newHarness(t *testing.T, configure func(*Options, *push.Settings)) *harness
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := &clock{now: time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)}
+	clk := testclock.New(time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC))
 	settings := push.DefaultSettings()
 	opts := Options{}
 	if configure != nil {
