@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -127,20 +128,38 @@ func (s *Store) Sweep(ctx context.Context, now time.Time, purgeAfter time.Durati
 	return r, nil
 }
 
-// sweepExpire expires the pushes matching cond in chunks. The files of each
-// chunk's pushes lose their keys in the chunk's own transaction, so no push
-// is ever expired with readable files.
-func (s *Store) sweepExpire(ctx context.Context, cond string, now time.Time) (int64, error) {
-	query := expireQuery(cond)
+// inChunks runs step, one chunk a call, until a chunk handles fewer than
+// sweepChunk rows, pacing between chunks and stopping when ctx is
+// cancelled. It returns the rows handled.
+func inChunks(ctx context.Context, step func() (int64, error)) (int64, error) {
 	var total int64
 	for {
 		if err := ctx.Err(); err != nil {
 			return total, err
 		}
+		start := time.Now()
+		n, err := step()
+		if err != nil {
+			return total, err
+		}
+		total += n
+		if n < sweepChunk {
+			return total, nil
+		}
+		if err := pace(ctx, start); err != nil {
+			return total, err
+		}
+	}
+}
+
+// sweepExpire expires the pushes matching cond in chunks. The files of each
+// chunk's pushes lose their keys in the chunk's own transaction, so no push
+// is ever expired with readable files.
+func (s *Store) sweepExpire(ctx context.Context, cond string, now time.Time) (int64, error) {
+	query := expireQuery(cond)
+	total, err := inChunks(ctx, func() (int64, error) {
 		var n int64
-		var start time.Time
 		err := s.inTx(ctx, func(tx *Tx) error {
-			start = time.Now()
 			n = 0
 			rows, err := tx.QueryContext(ctx, query, ms(now), sweepChunk)
 			if err != nil {
@@ -172,60 +191,37 @@ func (s *Store) sweepExpire(ctx context.Context, cond string, now time.Time) (in
 			}
 			return nil
 		})
-		if err != nil {
-			return total, fmt.Errorf("sweep expire: %w", err)
-		}
-		total += n
-		if n < sweepChunk {
-			return total, nil
-		}
-		if err := pace(ctx, start); err != nil {
-			return total, err
-		}
+		return n, err
+	})
+	if err != nil {
+		err = fmt.Errorf("sweep expire: %w", err)
 	}
+	return total, err
 }
 
 // sweepFileKeys drops the keys of files whose push is expired, in chunks.
 func (s *Store) sweepFileKeys(ctx context.Context, purgeAt time.Time) error {
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		start := time.Now()
-		res, err := s.w.ExecContext(ctx, sweepFileKeysQuery, ms(purgeAt), sweepChunk)
-		if err != nil {
-			return fmt.Errorf("sweep files: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n < sweepChunk {
-			return nil
-		}
-		if err := pace(ctx, start); err != nil {
-			return err
-		}
+	_, err := inChunks(ctx, func() (int64, error) {
+		return rowsAffected(s.w.ExecContext(ctx, sweepFileKeysQuery, ms(purgeAt), sweepChunk))
+	})
+	if err != nil {
+		err = fmt.Errorf("sweep files: %w", err)
 	}
+	return err
 }
 
 // sweepDelete deletes the pushes matching cond (with their audit logs and
 // file rows, by cascade) in chunks, and returns how many it deleted.
 func (s *Store) sweepDelete(ctx context.Context, cond string, before time.Time) (int64, error) {
 	query := deleteQuery(cond)
-	var total int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return total, err
-		}
-		start := time.Now()
-		res, err := s.w.ExecContext(ctx, query, ms(before), sweepChunk)
-		if err != nil {
-			return total, err
-		}
-		n, _ := res.RowsAffected()
-		total += n
-		if n < sweepChunk {
-			return total, nil
-		}
-		if err := pace(ctx, start); err != nil {
-			return total, err
-		}
+	return inChunks(ctx, func() (int64, error) {
+		return rowsAffected(s.w.ExecContext(ctx, query, ms(before), sweepChunk))
+	})
+}
+
+func rowsAffected(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
 	}
+	return res.RowsAffected()
 }
