@@ -100,15 +100,11 @@ func (b *batcher) run() {
 // goroutines whose requests have arrived only get to queue their writes
 // when the writer lets them run.
 func (b *batcher) gather(batch []*job) []*job {
+	batch = b.drain(batch)
 	for len(batch) < maxBatch {
-		batch = b.drain(batch)
-		if len(batch) >= maxBatch {
-			break
-		}
 		before := len(batch)
 		runtime.Gosched()
-		batch = b.drain(batch)
-		if len(batch) == before {
+		if batch = b.drain(batch); len(batch) == before {
 			break
 		}
 	}
