@@ -52,16 +52,7 @@ func (s *Server) createV1(w http.ResponseWriter, r *http.Request, pfx v1Prefix) 
 	if pfx.kind != "" {
 		permitted["kind"] = string(pfx.kind)
 	}
-	c, err := s.Service.Create(r.Context(), user, permitted, files, s.meta(r))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, ownerPushJSON{
-		pushJSON: s.render(r, c.Push, &c.Draft.Passphrase),
-		Note:     c.Draft.Note,
-		Name:     c.Draft.Name,
-	})
-	return nil
+	return s.createAndAnswer(w, r, user, permitted, files)
 }
 
 // auditEntryV1JSON is a v1 audit entry: the raw row's columns in

@@ -10,21 +10,14 @@ import (
 
 // passphraseForm serves GET /p/{token}/passphrase.
 func (s *Server) passphraseForm(w http.ResponseWriter, r *http.Request) {
-	token := r.PathValue("token")
-	p, err := s.Service.Lookup(r.Context(), token)
-	if err != nil {
-		s.fail(w, r, err)
-		return
+	p := s.activePush(w, r)
+	switch {
+	case p == nil:
+	case !p.HasPassphrase:
+		redirect(w, r, "/p/"+p.URLToken)
+	default:
+		s.render(w, r, "passphrase.html", page{Title: "Passphrase required", Data: p.URLToken})
 	}
-	if p.Expired || p.LimitsReached(s.Service.Now()) {
-		s.expiredPage(w, r)
-		return
-	}
-	if !p.HasPassphrase {
-		redirect(w, r, "/p/"+token)
-		return
-	}
-	s.render(w, r, "passphrase.html", page{Title: "Passphrase required", Data: token})
 }
 
 // passphraseSubmit serves POST /p/{token}/passphrase: a correct passphrase

@@ -1,19 +1,31 @@
 package web
 
-import "net/http"
+import (
+	"net/http"
+
+	"hush/internal/push"
+)
 
 // retrievalStep serves GET /p/{token}/r: a page with one "Reveal" link. It
 // uses no view, so link previewers and mail scanners never burn a secret.
 func (s *Server) retrievalStep(w http.ResponseWriter, r *http.Request) {
-	token := r.PathValue("token")
-	p, err := s.Service.Lookup(r.Context(), token)
+	if p := s.activePush(w, r); p != nil {
+		s.render(w, r, "retrieval.html", page{Title: "You have been sent a secret", Data: p.URLToken})
+	}
+}
+
+// activePush returns the active push the request's token names. When there
+// is none it answers the request itself — the expired page, or the error
+// page — and returns nil. It uses no view.
+func (s *Server) activePush(w http.ResponseWriter, r *http.Request) *push.Push {
+	p, err := s.Service.Lookup(r.Context(), r.PathValue("token"))
 	if err != nil {
 		s.fail(w, r, err)
-		return
+		return nil
 	}
 	if p.Expired || p.LimitsReached(s.Service.Now()) {
 		s.expiredPage(w, r)
-		return
+		return nil
 	}
-	s.render(w, r, "retrieval.html", page{Title: "You have been sent a secret", Data: token})
+	return p
 }
