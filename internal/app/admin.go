@@ -155,7 +155,7 @@ func (e *env) keyRotate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	keys, st, err := openKeyed(ctx, cfg, newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel))
+	keys, st, err := OpenKeyed(ctx, cfg, newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel))
 	if err != nil {
 		return err
 	}

@@ -46,9 +46,11 @@ func checkKey(ctx context.Context, st *store.Store, keys *secure.Keyring) error 
 	return nil
 }
 
-// openKeyed loads the keyring and opens the migrated database, refusing a
-// master key that does not match it.
-func openKeyed(ctx context.Context, cfg *config.Config, log *slog.Logger) (*secure.Keyring, *store.Store, error) {
+// OpenKeyed loads the keyring and opens the migrated database as `hush
+// serve` does (generating the master key into the data directory on first
+// use), refusing a master key that does not match the database. Development
+// tools that work on a data directory, such as cmd/hush-seed, use it too.
+func OpenKeyed(ctx context.Context, cfg *config.Config, log *slog.Logger) (*secure.Keyring, *store.Store, error) {
 	keys, err := loadKeys(cfg, log)
 	if err != nil {
 		return nil, nil, err
@@ -65,7 +67,7 @@ func openKeyed(ctx context.Context, cfg *config.Config, log *slog.Logger) (*secu
 }
 
 // resealKeyCheck re-seals the check value under the current key (rotation);
-// the key has been checked by openKeyed.
+// the key has been checked by OpenKeyed.
 func resealKeyCheck(ctx context.Context, st *store.Store, keys *secure.Keyring) error {
 	v, err := keys.Seal(keyCheckPurpose, []byte(keyCheckText), []byte(keyCheckName))
 	if err != nil {

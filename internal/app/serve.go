@@ -29,7 +29,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	log := newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel)
-	keys, st, err := openKeyed(ctx, cfg, log)
+	keys, st, err := OpenKeyed(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
