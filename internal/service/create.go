@@ -96,11 +96,11 @@ func (s *Service) newPush(ctx context.Context, u *push.User, d *push.Draft, now 
 	return p, passKey, nil
 }
 
-// sealPush gives p a fresh url_token and seals its payload and note, which
-// are bound to that token.
+// sealPush gives p a fresh url_token, which opens with p's creation time,
+// and seals its payload and note, which are bound to that token.
 func (s *Service) sealPush(p *push.Push, d *push.Draft, passKey []byte) error {
 	var err error
-	if p.URLToken, err = secure.NewOrderedToken(s.now(), urlTokenBytes); err != nil {
+	if p.URLToken, err = secure.NewOrderedToken(p.CreatedAt, urlTokenBytes); err != nil {
 		return err
 	}
 	if p.PayloadSealed, err = s.sealSecret(purposePayload, adFor(p.URLToken, "payload"), []byte(d.Payload), passKey); err != nil {
