@@ -8,13 +8,15 @@ import (
 )
 
 // SafeFileName keeps the last path element of a client's file name, without
-// control characters, so no client can be led to write outside a folder.
+// control characters, so no client can be led to write outside a folder,
+// and without bidirectional controls, so that a name cannot show another
+// extension than it has ("invoice\u202Efdp.exe" reads "invoiceexe.pdf").
 func SafeFileName(name string) string {
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
 		name = name[i+1:]
 	}
 	name = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError || isBidiControl(r) {
 			return -1
 		}
 		return r
@@ -36,4 +38,16 @@ func PartType(sent, fileName string) string {
 		return t
 	}
 	return "application/octet-stream"
+}
+
+// isBidiControl reports whether r is one of Unicode's bidirectional
+// formatting characters (embeddings, overrides, isolates and marks).
+func isBidiControl(r rune) bool {
+	switch {
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+		return true
+	case r == 0x200E, r == 0x200F, r == 0x061C:
+		return true
+	}
+	return false
 }
