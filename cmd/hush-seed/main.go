@@ -14,6 +14,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -55,6 +56,7 @@ type options struct {
 	due     bool
 	batch   int
 	payload int
+	tokens  string
 }
 
 func mainCode(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
@@ -66,6 +68,8 @@ func mainCode(ctx context.Context, args []string, getenv func(string) string, st
 	fs.BoolVar(&o.due, "due", false, "create them 8 days ago: past their 7-day limit, for the sweeper to expire")
 	fs.IntVar(&o.batch, "batch", 10_000, "pushes per transaction")
 	fs.IntVar(&o.payload, "payload", 64, "payload size in bytes")
+	fs.StringVar(&o.tokens, "tokens", "", "also write the secret links' url_tokens to this file, one per line\n"+
+		"(the database keeps none of them)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -126,6 +130,17 @@ func seed(ctx context.Context, o options, getenv func(string) string, stdout, st
 	}
 	fmt.Fprintf(stdout, "seeding %d %s pushes into %s, %d per transaction\n", o.n, state, where, o.batch)
 
+	var tokens *bufio.Writer
+	if o.tokens != "" {
+		f, err := os.OpenFile(o.tokens, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		tokens = bufio.NewWriter(f)
+		defer tokens.Flush()
+	}
+
 	start := time.Now()
 	last := start
 	for done := 0; done < o.n; {
@@ -134,8 +149,14 @@ func seed(ctx context.Context, o options, getenv func(string) string, stdout, st
 			at = at.Add(-(seedDays + 1) * push.Day)
 		}
 		k := min(o.batch, o.n-done)
-		if _, err := svc.Seed(ctx, params, k, at, meta); err != nil {
+		toks, err := svc.Seed(ctx, params, k, at, meta)
+		if err != nil {
 			return fmt.Errorf("after %d pushes: %w", done, err)
+		}
+		for _, tok := range toks {
+			if tokens != nil {
+				tokens.WriteString(tok + "\n")
+			}
 		}
 		done += k
 		if now := time.Now(); now.Sub(last) >= time.Second || done == o.n {
@@ -147,5 +168,8 @@ func seed(ctx context.Context, o options, getenv func(string) string, stdout, st
 	elapsed := time.Since(start)
 	fmt.Fprintf(stdout, "seeded %d %s pushes in %.1fs (%.0f pushes/s)\n", o.n, state, elapsed.Seconds(),
 		float64(o.n)/elapsed.Seconds())
+	if tokens != nil {
+		return tokens.Flush()
+	}
 	return nil
 }

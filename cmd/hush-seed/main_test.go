@@ -5,9 +5,10 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"hush/internal/app"
 	"hush/internal/config"
@@ -27,7 +28,8 @@ func TestSeed(t *testing.T) {
 		return out.String()
 	}
 	const active, due, payload = 25, 30, 100
-	if out := seedRun("-n", "25", "-batch", "10", "-payload", "100"); !strings.Contains(out, "seeded 25 active pushes in ") {
+	tokensFile := filepath.Join(t.TempDir(), "tokens")
+	if out := seedRun("-n", "25", "-batch", "10", "-payload", "100", "-tokens", tokensFile); !strings.Contains(out, "seeded 25 active pushes in ") {
 		t.Errorf("output: %s", out)
 	}
 	if out := seedRun("-n", "30", "-batch", "7", "-due"); !strings.Contains(out, "seeded 30 due pushes in ") {
@@ -59,11 +61,15 @@ func TestSeed(t *testing.T) {
 	}
 
 	svc := service.New(st, keys, secure.DefaultArgon(), cfg.Push, nil)
-	var token string
-	if err := st.DB().QueryRowContext(t.Context(), `SELECT url_token FROM pushes WHERE expires_at > $1 LIMIT 1`,
-		time.Now().UnixMilli()).Scan(&token); err != nil {
+	b, err := os.ReadFile(tokensFile)
+	if err != nil {
 		t.Fatal(err)
 	}
+	toks := strings.Fields(string(b))
+	if len(toks) != active {
+		t.Fatalf("%d tokens written, want %d", len(toks), active)
+	}
+	token := toks[active/2]
 	ret, err := svc.Retrieve(t.Context(), token, "", nil, service.Meta{IP: "192.0.2.1"})
 	if err != nil {
 		t.Fatalf("Retrieve: %v", err)

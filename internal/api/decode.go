@@ -163,8 +163,7 @@ func (s *Server) jsonFiles(r *http.Request, user *push.User, params push.Params)
 // not for an anonymous caller, nor beyond the cap, nor when file pushes are
 // off — the create then fails with the right message without writing them.
 func (s *Server) mayStoreFiles(user *push.User, params push.Params, count int) bool {
-	st := &s.Service.Settings
-	return count > 0 && count <= st.MaxFileUploads && st.EnableFilePushes && user != nil && s.Service.Files != nil
+	return count > 0 && count <= s.Service.Settings.MaxFileUploads && s.mayAttach(user)
 }
 
 func decodeBase64(s string) ([]byte, error) {

@@ -209,7 +209,7 @@ func jsonDecode(res *http.Response, v any) error { return json.NewDecoder(res.Bo
 
 func mustPush(t *testing.T, h *harness, tok string) *push.Push {
 	t.Helper()
-	p, err := h.store.PushByToken(t.Context(), tok)
+	p, err := h.store.PushByKey(t.Context(), secure.TokenKey(tok))
 	if err != nil {
 		t.Fatal(err)
 	}

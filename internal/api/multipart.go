@@ -1,6 +1,7 @@
 package api
 
 import (
+	"mime"
 	"net/http"
 	"time"
 
@@ -13,6 +14,10 @@ const uploadDeadline = 30 * time.Minute
 
 // decodeMultipart streams a multipart create: fields are read (bounded),
 // file parts go straight into the file store, sealed, one chunk at a time.
+// Only a caller who may attach files may send a body the size of its files,
+// and only once a file's contents begin does the read deadline stretch to
+// uploadDeadline; anyone else gets the JSON body limit and the server's
+// read timeout, so an anonymous client cannot hold memory or a connection.
 func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *push.User, wrapper string) (params push.Params, set service.FileSet, err error) {
 	defer func() {
 		if err != nil {
@@ -20,20 +25,27 @@ func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *p
 			set.Uploads = nil
 		}
 	}()
-	http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadDeadline))
-	r.Body = http.MaxBytesReader(w, r.Body, s.Service.MaxPushSize+s.MaxBody)
-	mr, err := r.MultipartReader()
-	if err != nil {
+	limit := s.MaxBody
+	if s.mayAttach(user) {
+		limit += s.Service.MaxPushSize
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	_, ctParams, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || ctParams["boundary"] == "" {
 		return nil, set, badRequest("The multipart body is malformed.")
 	}
-	form, set, sawFiles, err := s.Service.StreamForm(r.Context(), mr, service.FormRules{
+	form, set, sawFiles, err := s.Service.StreamForm(r.Context(), r.Body, ctParams["boundary"], service.FormRules{
 		IsFileField:   func(name string) bool { return name == wrapper+"[files][]" || name == wrapper+"[files]" },
 		MaxFieldBytes: s.MaxBody,
 		Allow: func(count int) (bool, error) {
 			if user == nil {
 				return false, unauthenticated(service.MsgSignIn)
 			}
-			return s.mayStoreFiles(user, nil, count), nil
+			store := s.mayStoreFiles(user, nil, count)
+			if store && count == 1 {
+				http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadDeadline))
+			}
+			return store, nil
 		},
 	})
 	if err != nil {
@@ -59,4 +71,10 @@ func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *p
 		}
 	}
 	return params, set, nil
+}
+
+// mayAttach reports whether user may attach files at all: signed in, file
+// pushes enabled and a file store configured.
+func (s *Server) mayAttach(user *push.User) bool {
+	return user != nil && s.Service.Settings.EnableFilePushes && s.Service.Files != nil
 }

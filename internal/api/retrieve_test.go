@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"hush/internal/secure"
 )
 
 func TestRetrieveLifecycle(t *testing.T) {
@@ -43,7 +45,7 @@ func TestRetrieveLifecycle(t *testing.T) {
 		t.Errorf("files %v, want []", m["files"])
 	}
 	// The secret material is gone from the database.
-	p, err := h.store.PushByToken(t.Context(), tok)
+	p, err := h.store.PushByKey(t.Context(), secure.TokenKey(tok))
 	if err != nil || p.PayloadSealed != nil || !p.Expired || p.NoteSealed == nil {
 		t.Errorf("stored after expiry: payload %v expired %v note kept %v err %v", p.PayloadSealed, p.Expired, p.NoteSealed != nil, err)
 	}
@@ -157,8 +159,8 @@ func TestPassphrase(t *testing.T) {
 	}
 	// Nothing about the passphrase is stored in recoverable form: the master
 	// key alone does not open the payload.
-	p, _ := h.store.PushByToken(t.Context(), tok)
-	inner, err := h.srv.Service.Keys.Open("push-payload", p.PayloadSealed, []byte("hush/push/"+tok+"/payload"))
+	p, _ := h.store.PushByKey(t.Context(), secure.TokenKey(tok))
+	inner, err := h.srv.Service.Keys.Open("push-payload", p.PayloadSealed, []byte("hush/push-key/"+secure.TokenKey(tok)+"/payload"))
 	if err != nil || string(inner) == "behind a door" || len(p.PassphraseSalt) == 0 {
 		t.Errorf("outer layer alone revealed the payload (err %v)", err)
 	}

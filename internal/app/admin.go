@@ -45,6 +45,9 @@ func (e *env) adminFlags(name string, args []string, define func(fs *flag.FlagSe
 	return config.Load(cargs, e.getenv)
 }
 
+// migrate brings the schema up to date, then converts the pushes that still
+// hold a clear url_token, which needs the master key (a database without
+// such pushes migrates without one).
 func (e *env) migrate(ctx context.Context, args []string) error {
 	cfg, err := e.adminFlags("migrate", args, nil)
 	if err != nil {
@@ -60,6 +63,22 @@ func (e *env) migrate(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "the %s database is up to date (%d migrations applied now)\n", st.Engine(), len(applied))
+	legacy, err := st.LegacyCount(ctx)
+	if err != nil || legacy == 0 {
+		return err
+	}
+	log := newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel)
+	keys, err := loadKeys(cfg, log, false)
+	if err != nil {
+		return fmt.Errorf("%d stored secret links must be converted, which needs the master key: %w", legacy, err)
+	}
+	if err := checkKey(ctx, st, keys); err != nil {
+		return err
+	}
+	if err := migrateTokens(ctx, st, keys, log); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "converted %d stored secret links: the database now holds none\n", legacy)
 	return nil
 }
 
@@ -155,19 +174,21 @@ func (e *env) keyRotate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	keys, st, err := OpenKeyed(ctx, cfg, newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel))
+	keys, st, err := openKeyed(ctx, cfg, newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel), false)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := resealKeyCheck(ctx, st, keys); err != nil {
-		return err
-	}
-	n, err := st.Reseal(ctx, func(token string, f store.SealedField, sealed []byte) ([]byte, bool, error) {
-		return service.Reseal(keys, token, string(f), sealed)
+	n, err := st.Reseal(ctx, func(tokenKey string, f store.SealedField, sealed []byte) ([]byte, bool, error) {
+		return service.Reseal(keys, tokenKey, string(f), sealed)
 	})
 	if err != nil {
-		return fmt.Errorf("after re-sealing %d values: %w", n, err)
+		return fmt.Errorf("after re-sealing %d values (run it again to finish; the old key is still needed until it completes): %w", n, err)
+	}
+	// Only now, with every value under the current key, may the check
+	// value follow: it is what lets serve start without the old key.
+	if err := resealKeyCheck(ctx, st, keys); err != nil {
+		return err
 	}
 	fmt.Fprintf(e.stdout, "re-sealed %d values under the current master key\n", n)
 	return nil

@@ -323,8 +323,9 @@ func TestKeyRotate(t *testing.T) {
 
 	rot := map[string]string{"HUSH_DATA_DIR": dir, "HUSH_MASTER_KEY": keyB, "HUSH_MASTER_KEY_PREVIOUS": keyA}
 	code, out, errOut := run(t, rot, "", "key", "rotate")
-	// payloads (3), the note and the file key
-	if code != 0 || !strings.Contains(out, "re-sealed 5 values") {
+	// payloads (3), the note, the file key and the links of the three
+	// owned pushes
+	if code != 0 || !strings.Contains(out, "re-sealed 8 values") {
 		t.Fatalf("key rotate: %d %q %q", code, out, errOut)
 	}
 	if _, out, _ := run(t, rot, "", "key", "rotate"); !strings.Contains(out, "re-sealed 0 values") {

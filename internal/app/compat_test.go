@@ -7,26 +7,6 @@ import (
 	"testing"
 )
 
-func TestRedactPath(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{"/api/v2/pushes/abc/audit", "/api/v2/pushes/:token/audit"},
-		{"/p/abc.json", "/p/:token"},
-		{"/p/abc/r.json", "/p/:token/r.json"},
-		{"/f/abc/preview.json", "/f/:token/preview.json"},
-		{"/r/abc.json", "/r/:token"},
-		{"/p/active.json", "/p/active.json"},
-		{"/f/expired.json", "/f/expired.json"},
-		{"/p.json", "/p.json"},
-		{"/api/v2/version", "/api/v2/version"},
-		{"/api/v2/files/AVi15tExrIXE/na%C3%AFve.txt", "/api/v2/files/:token"},
-	}
-	for _, c := range cases {
-		if got := redactPath(c.in); got != c.want {
-			t.Errorf("redactPath(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
-
 // TestServeMountsV1 checks that the whole program answers the legacy JSON
 // paths and the v1 version, and never logs a token from them.
 func TestServeMountsV1(t *testing.T) {

@@ -142,7 +142,7 @@ func TestSecurityHeadersEverywhere(t *testing.T) {
 				t.Errorf("%s: Cache-Control %q", path, res.Header.Get("Cache-Control"))
 			}
 		}
-		if res, _ := get(t, srv.url+"/"); res.Header.Get("Content-Security-Policy") != "default-src 'self'; frame-ancestors 'none'; base-uri 'none'" {
+		if res, _ := get(t, srv.url+"/"); res.Header.Get("Content-Security-Policy") != "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'" {
 			t.Errorf("web CSP replaced: %q", res.Header.Get("Content-Security-Policy"))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hush/internal/clientip"
+	"hush/internal/httpx"
 	"hush/internal/metrics"
 	"hush/internal/ratelimit"
 )
@@ -45,7 +46,7 @@ func (e *edge) limit(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ok, retry := e.limiter.Allow(clientip.Resolve(r, e.trusted))
+		ok, retry := e.limiter.Allow(ratelimit.Key(clientip.Resolve(r, e.trusted)))
 		if ok {
 			next.ServeHTTP(w, r)
 			return
@@ -77,7 +78,7 @@ func (e *edge) headers(next http.Handler) http.Handler {
 		h.Set("X-Robots-Tag", "noindex, nofollow")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
-		h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; base-uri 'none'")
+		h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 		if e.hsts {
 			h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
 		}
@@ -107,7 +108,11 @@ func (e *edge) observe(next http.Handler) http.Handler {
 		if !logged {
 			return
 		}
-		e.log.Info("request", "method", r.Method, "route", route, "path", redactPath(r.URL.Path),
+		path := httpx.RedactPath(r.URL.Path)
+		if route == "unmatched" {
+			path = httpx.RedactUnmatched(r.URL.Path)
+		}
+		e.log.Info("request", "method", methodLabel(r.Method), "route", route, "path", path,
 			"status", rec.status, "duration_ms", float64(d.Microseconds())/1000,
 			"client_ip", clientip.Resolve(r, e.trusted))
 	})
@@ -152,21 +157,33 @@ func routeLabel(r *http.Request, status int) string {
 	case status == http.StatusNotFound || status == http.StatusMethodNotAllowed:
 		return "unmatched"
 	case strings.HasPrefix(path, "/static/"):
-		return r.Method + " /static/"
+		return methodLabel(r.Method) + " /static/"
 	case webRoutes[path]:
-		return r.Method + " " + path
+		return methodLabel(r.Method) + " " + path
 	}
-	red := redactPath(strings.TrimSuffix(path, ".json"))
+	red := httpx.RedactPath(strings.TrimSuffix(path, ".json"))
 	for _, shape := range []string{"/p/:token", "/p/:token/r", "/p/:token/passphrase", "/p/:token/expire",
 		"/p/:token/preview", "/p/:token/audit", "/api/v2/pushes/:token", "/api/v2/pushes/:token/preview",
 		"/api/v2/pushes/:token/audit", "/api/v2/pushes/active", "/api/v2/pushes/expired", "/api/v2/pushes",
 		"/api/v2/version"} {
 		if red == shape {
-			return r.Method + " " + shape
+			return methodLabel(r.Method) + " " + shape
 		}
 	}
 	if strings.HasPrefix(path, "/api/v2/files/") {
-		return r.Method + " /api/v2/files/:token"
+		return methodLabel(r.Method) + " /api/v2/files/:token"
 	}
 	return "other"
+}
+
+// methodLabel names a request method for logs and metric labels: the
+// methods HTTP defines, and OTHER for anything a client made up, so that
+// made-up methods cannot add label values without bound.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "OTHER"
 }

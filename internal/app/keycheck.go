@@ -8,6 +8,7 @@ import (
 
 	"hush/internal/config"
 	"hush/internal/secure"
+	"hush/internal/service"
 	"hush/internal/store"
 )
 
@@ -51,7 +52,11 @@ func checkKey(ctx context.Context, st *store.Store, keys *secure.Keyring) error 
 // use), refusing a master key that does not match the database. Development
 // tools that work on a data directory, such as cmd/hush-seed, use it too.
 func OpenKeyed(ctx context.Context, cfg *config.Config, log *slog.Logger) (*secure.Keyring, *store.Store, error) {
-	keys, err := loadKeys(cfg, log)
+	return openKeyed(ctx, cfg, log, true)
+}
+
+func openKeyed(ctx context.Context, cfg *config.Config, log *slog.Logger, generate bool) (*secure.Keyring, *store.Store, error) {
+	keys, err := loadKeys(cfg, log, generate)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -63,11 +68,33 @@ func OpenKeyed(ctx context.Context, cfg *config.Config, log *slog.Logger) (*secu
 		st.Close()
 		return nil, nil, err
 	}
+	if err := migrateTokens(ctx, st, keys, log); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
 	return keys, st, nil
 }
 
-// resealKeyCheck re-seals the check value under the current key (rotation);
-// the key has been checked by OpenKeyed.
+// migrateTokens converts the pushes that still hold a clear url_token
+// (service.MigrateTokens), logging its progress.
+func migrateTokens(ctx context.Context, st *store.Store, keys *secure.Keyring, log *slog.Logger) error {
+	last := 0
+	n, err := service.MigrateTokens(ctx, st, keys, func(done, total int) {
+		if done == total || done-last >= 10000 {
+			log.Info("removing secret links from the database", "converted", done, "of", total)
+			last = done
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("convert stored secret links (%d done): %w", n, err)
+	}
+	return nil
+}
+
+// resealKeyCheck re-seals the check value under the current key, once every
+// stored value has been re-sealed (rotation): until then the check still
+// opens only with the old key in the keyring, so a rotation cut short cannot
+// let serve start without the key the rest of the data needs.
 func resealKeyCheck(ctx context.Context, st *store.Store, keys *secure.Keyring) error {
 	v, err := keys.Seal(keyCheckPurpose, []byte(keyCheckText), []byte(keyCheckName))
 	if err != nil {

@@ -28,27 +28,3 @@ func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
 }
-
-// redactPath hides the url_token in a logged path: a token is a capability.
-func redactPath(p string) string {
-	// A download link is a capability and its file name is sealed at rest.
-	if strings.HasPrefix(p, "/api/v2/files/") {
-		return "/api/v2/files/:token"
-	}
-	for _, prefix := range []string{"/api/v2/pushes/", "/p/", "/f/", "/r/"} {
-		rest, ok := strings.CutPrefix(p, prefix)
-		if !ok || rest == "" {
-			continue
-		}
-		seg, tail, _ := strings.Cut(rest, "/")
-		base := strings.TrimSuffix(seg, ".json")
-		if base == "active" || base == "expired" {
-			return p
-		}
-		if tail != "" {
-			tail = "/" + tail
-		}
-		return prefix + ":token" + tail
-	}
-	return p
-}

@@ -245,7 +245,7 @@ func TestTwoSweepersNeverDoubleProcess(t *testing.T) {
 	past := time.Now().Add(-48 * time.Hour).UnixMilli()
 	const due = 300
 	for i := 0; i < due; i++ {
-		_, err := db.Exec(`INSERT INTO pushes (url_token, kind, payload, expire_after_days, expire_after_views,
+		_, err := db.Exec(`INSERT INTO pushes (token_key, kind, payload, expire_after_days, expire_after_views,
 			retrieval_step, expires_at, created_at, updated_at) VALUES ($1, 'text', $2, 1, 5, 0, $3, $4, $4)`,
 			"due"+strconv.Itoa(i), []byte("sealed"), past+int64(24*time.Hour/time.Millisecond), past)
 		if err != nil {

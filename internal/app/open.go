@@ -38,17 +38,29 @@ func openDatabase(ctx context.Context, cfg *config.Config) (*store.Store, error)
 // masterKeyFile is where a generated master key is kept.
 const masterKeyFile = "master.key"
 
+// errNoKey reports that no master key is configured or kept in the data
+// directory, where one is needed and must not be generated.
+var errNoKey = errors.New("no master key: set HUSH_MASTER_KEY or HUSH_MASTER_KEY_FILE (or keep master.key in the data directory)")
+
 // loadKeys builds the keyring from HUSH_MASTER_KEY(_FILE) and
 // HUSH_MASTER_KEY_PREVIOUS. Without a configured key, the key in the data
-// directory is used, generated on first start (D12).
-func loadKeys(cfg *config.Config, log *slog.Logger) (*secure.Keyring, error) {
+// directory is used; when there is none, generate says whether to create
+// it (serve's first start) or fail with errNoKey. A key file that others may
+// read is used, with a warning.
+func loadKeys(cfg *config.Config, log *slog.Logger, generate bool) (*secure.Keyring, error) {
 	hexKey := cfg.MasterKey
+	if cfg.MasterKeyFile != "" {
+		warnKeyMode(log, cfg.MasterKeyFile)
+	}
 	if hexKey == "" {
 		path := filepath.Join(cfg.DataDir, masterKeyFile)
 		b, err := os.ReadFile(path)
 		switch {
 		case err == nil:
 			hexKey = string(b)
+			warnKeyMode(log, path)
+		case errors.Is(err, fs.ErrNotExist) && !generate:
+			return nil, errNoKey
 		case errors.Is(err, fs.ErrNotExist):
 			if hexKey, err = generateKeyFile(path); err != nil {
 				return nil, err
@@ -73,6 +85,18 @@ func loadKeys(cfg *config.Config, log *slog.Logger) (*secure.Keyring, error) {
 		previous = append(previous, k)
 	}
 	return secure.NewKeyring(current, previous...)
+}
+
+// warnKeyMode warns when a master key file may be read by users other than
+// its owner, as ssh does for private keys. It only warns: key files mounted
+// from a secret store are often readable by a group on purpose.
+func warnKeyMode(log *slog.Logger, path string) {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	log.Warn("the master key file can be read by other users than its owner: restrict it with chmod 600",
+		"file", path, "mode", fmt.Sprintf("%#o", fi.Mode().Perm()))
 }
 
 func generateKeyFile(path string) (string, error) {

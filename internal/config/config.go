@@ -38,6 +38,7 @@ type Config struct {
 	DatabaseURL       string         // "" (SQLite in DataDir), "sqlite:<path>", "file:<path>" or a postgres:// URL
 	SQLiteSync        string         // HUSH_SQLITE_SYNC: "normal" or "full" (SQLite's synchronous; ignored for PostgreSQL)
 	MasterKey         string         // 64 hex characters, or "" when unset
+	MasterKeyFile     string         // the file MasterKey was read from (HUSH_MASTER_KEY_FILE), if any
 	MasterKeyPrevious []string       // retired master keys still accepted for decryption
 	BaseURL           string         // absolute http(s) URL without trailing "/", or ""
 	TrustedProxies    []netip.Prefix // proxies whose X-Forwarded-For is honoured

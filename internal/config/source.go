@@ -72,6 +72,7 @@ func loadMasterKeys(s *source, c *Config) error {
 		if key == "" {
 			return fmt.Errorf("%s: file %q is empty", fileName, file)
 		}
+		c.MasterKeyFile = file
 	}
 	if key != "" && !isHexKey(key) {
 		return fmt.Errorf("%s: must be exactly 64 hexadecimal characters", keyName)

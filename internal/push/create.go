@@ -15,6 +15,12 @@ const (
 	MaxQRPayload   = 1024
 )
 
+// MaxQRBytes is the most UTF-8 bytes a QR code holds at the error
+// correction level Hush draws with (version 40, level M, byte mode): a QR
+// payload within MaxQRPayload characters but beyond this could be stored
+// but never drawn, so it is refused at creation.
+const MaxQRBytes = 2331
+
 // Params are the create parameters as decoded from a request: values are what
 // encoding/json produces with UseNumber (string, json.Number, bool, nil, maps,
 // slices) or plain strings from a form. An absent key is not in the map.
@@ -153,6 +159,8 @@ func validatePayload(d *Draft, errs FieldErrors) {
 			errs.Add("payload", "Payload is required.")
 		} else if n > MaxQRPayload {
 			errs.Add("payload", fmt.Sprintf("The QR code payload is too large.  You can only push up to %d bytes.", MaxQRPayload))
+		} else if len(d.Payload) > MaxQRBytes {
+			errs.Add("payload", fmt.Sprintf("The QR code payload is too large to be drawn: at most %d bytes of UTF-8.", MaxQRBytes))
 		}
 	case KindURL:
 		if blank {

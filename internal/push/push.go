@@ -6,9 +6,16 @@ import "time"
 const Day = 24 * time.Hour
 
 // Push is a stored push. Sealed fields hold ciphertext only.
+//
+// The database never holds the url_token: TokenKey names the row (the
+// token's time prefix and digest, secure.TokenKey), and URLToken is filled
+// in memory from the request that presented the token, or, for an owner's
+// lists, from TokenSealed.
 type Push struct {
 	ID                int64
-	URLToken          string
+	URLToken          string // in memory only; "" when not known
+	TokenKey          string
+	TokenSealed       []byte // owned pushes: the url_token sealed under the master key
 	Kind              Kind
 	UserID            int64 // 0 for an anonymous push
 	Name              string
@@ -65,7 +72,11 @@ type User struct {
 	ID           int64
 	Email        string
 	PasswordHash string
-	CreatedAt    time.Time
+	// AuthEpoch is a random value that changes whenever the account's
+	// credentials do (password change, sessions revoked). A web session
+	// records the epoch it was signed in with and ends when they differ.
+	AuthEpoch string
+	CreatedAt time.Time
 }
 
 // EventKind is the kind of an audit entry (the reference's integer enum).
@@ -103,8 +114,10 @@ func (k EventKind) String() string {
 	return "unknown"
 }
 
-// MaxAuditLogs is the audit cap per push: beyond it non-counting events are not
-// logged, and a counting view that cannot be logged expires the push instead.
+// MaxAuditLogs is the audit cap per push. Entries that count no view
+// (owner views, failed passphrases, downloads, retrievals after expiry) are
+// logged only while room is left for every view the push still has and for
+// its expiry, which are always logged: the cap never ends a push.
 const MaxAuditLogs = 2000
 
 // Event is one audit entry.

@@ -50,10 +50,11 @@ func (s *Service) Create(ctx context.Context, u *push.User, params push.Params, 
 	}
 	var rows []*push.File
 	for attempt := 0; ; attempt++ {
-		if err = s.sealPush(p, d, passKey); err != nil {
+		var l *layers
+		if l, err = s.sealPush(p, d, passKey); err != nil {
 			return nil, err
 		}
-		if rows, err = s.sealFiles(p.URLToken, files.Uploads, passKey); err != nil {
+		if rows, err = sealFiles(l, files.Uploads, passKey); err != nil {
 			return nil, err
 		}
 		err = s.Store.CreatePushWithFiles(ctx, p, s.event(push.EventCreation, u, m, now), rows)
@@ -97,15 +98,30 @@ func (s *Service) newPush(ctx context.Context, u *push.User, d *push.Draft, now 
 }
 
 // sealPush gives p a fresh url_token, which opens with p's creation time,
-// and seals its payload and note, which are bound to that token.
-func (s *Service) sealPush(p *push.Push, d *push.Draft, passKey []byte) error {
+// and its token key, and seals its payload and note under every layer
+// (sealing.go). An owned push also keeps its token sealed for its owner's
+// lists. It returns the layers, for the push's files.
+func (s *Service) sealPush(p *push.Push, d *push.Draft, passKey []byte) (*layers, error) {
 	var err error
 	if p.URLToken, err = secure.NewOrderedToken(p.CreatedAt, urlTokenBytes); err != nil {
-		return err
+		return nil, err
 	}
-	if p.PayloadSealed, err = s.sealSecret(purposePayload, adFor(p.URLToken, "payload"), []byte(d.Payload), passKey); err != nil {
-		return err
+	l := newLayers(s.Keys, p.URLToken)
+	p.TokenKey = l.tokenKey
+	if p.PayloadSealed, err = l.seal(purposePayload, "payload", []byte(d.Payload), passKey); err != nil {
+		return nil, err
 	}
-	p.NoteSealed, err = s.sealNote(p.URLToken, d.Note)
-	return err
+	p.NoteSealed = nil
+	if d.Note != "" {
+		if p.NoteSealed, err = l.seal(purposeNote, "note", []byte(d.Note), nil); err != nil {
+			return nil, err
+		}
+	}
+	p.TokenSealed = nil
+	if p.UserID != 0 {
+		if p.TokenSealed, err = l.sealToken(); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
 }

@@ -128,8 +128,8 @@ type fileMeta struct {
 	ContentType string `json:"t"`
 }
 
-// sealFiles turns uploads into file rows for the push named token.
-func (s *Service) sealFiles(token string, uploads []*Upload, passKey []byte) ([]*push.File, error) {
+// sealFiles turns uploads into file rows of the push whose layers l are.
+func sealFiles(l *layers, uploads []*Upload, passKey []byte) ([]*push.File, error) {
 	files := make([]*push.File, len(uploads))
 	for i, u := range uploads {
 		meta, _ := json.Marshal(fileMeta{u.Name, u.ContentType})
@@ -137,7 +137,7 @@ func (s *Service) sealFiles(token string, uploads []*Upload, passKey []byte) ([]
 		if err != nil {
 			return nil, err
 		}
-		keySealed, err := s.sealSecret(purposeFileKey, adFor(token, fileKeyField(u.BlobID)), u.key, passKey)
+		keySealed, err := l.seal(purposeFileKey, fileKeyField(u.BlobID), u.key, passKey)
 		if err != nil {
 			return nil, err
 		}
@@ -170,12 +170,13 @@ func (s *Service) openFiles(ctx context.Context, p *push.Push, passKey []byte) (
 	if err != nil || len(files) == 0 {
 		return nil, err
 	}
+	l := newLayers(s.Keys, p.URLToken)
 	out := make([]openedFile, 0, len(files))
 	for _, f := range files {
 		if f.KeySealed == nil {
 			continue
 		}
-		key, err := s.openSecret(purposeFileKey, adFor(p.URLToken, fileKeyField(f.BlobID)), f.KeySealed, passKey)
+		key, err := l.open(purposeFileKey, fileKeyField(f.BlobID), f.KeySealed, passKey)
 		if err != nil {
 			return nil, fmt.Errorf("file %d: %w", f.ID, err)
 		}
@@ -268,7 +269,8 @@ func (s *Service) OpenDownload(ctx context.Context, token string, m Meta) (*Down
 		rc.Close()
 		return nil, fmt.Errorf("file %d: %w", f.ID, err)
 	}
-	if err := s.Store.LogEvent(ctx, pushID, s.event(push.EventFileDownload, nil, m, now)); err != nil {
+	// Downloads are logged once per client, file and minute (logNoise).
+	if err := s.logNoise(ctx, pushID, fmt.Sprintf("file/%d", f.ID), s.event(push.EventFileDownload, nil, m, now)); err != nil {
 		rc.Close()
 		return nil, err
 	}

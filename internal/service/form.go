@@ -22,7 +22,9 @@ var (
 type FormRules struct {
 	// IsFileField reports whether a part name carries files.
 	IsFileField func(name string) bool
-	// MaxFieldBytes bounds the plain fields in all.
+	// MaxFieldBytes bounds everything but the contents of files in all:
+	// field names and values, part headers, boundaries, and parts that
+	// are skipped.
 	MaxFieldBytes int64
 	// Allow is asked before each file is stored (count is its 1-based
 	// number): an error refuses the request; store false counts the file
@@ -30,14 +32,47 @@ type FormRules struct {
 	Allow func(count int) (store bool, err error)
 }
 
-// StreamForm reads a multipart form part by part. Plain fields are returned
-// (bounded by MaxFieldBytes); file parts under a file field go straight into
-// the file store, sealed, one chunk at a time, never whole in memory. A file
-// part without a file name is a plain (empty) field, as browsers send an
-// empty file input. sawFiles reports whether a file field was present at
-// all. On any error the stored uploads are discarded. The caller bounds the
-// body (http.MaxBytesReader) and its read deadline.
-func (s *Service) StreamForm(ctx context.Context, mr *multipart.Reader, rules FormRules) (form url.Values, set FileSet, sawFiles bool, err error) {
+// maxFormParts bounds the parts of one form: a create has a dozen fields
+// and at most a few dozen files.
+const maxFormParts = 256
+
+// errFormBudget marks a form whose non-file bytes exceed FormRules.MaxFieldBytes.
+var errFormBudget = errors.New("form fields too large")
+
+// formBudget counts the bytes of a form body that are not file contents
+// (StreamForm sets files while it streams a file's contents) and fails the
+// read once they exceed left. It sits under the multipart reader, so part
+// headers are counted as they are read, not after a part was buffered; the
+// reader's look-ahead makes the bound loose by a buffer (4 KiB) per file.
+type formBudget struct {
+	r     io.Reader
+	left  int64
+	files bool
+}
+
+func (b *formBudget) Read(p []byte) (int, error) {
+	if !b.files && b.left < 0 {
+		return 0, errFormBudget
+	}
+	n, err := b.r.Read(p)
+	if !b.files {
+		if b.left -= int64(n); b.left < 0 {
+			return n, errFormBudget
+		}
+	}
+	return n, err
+}
+
+// StreamForm reads the multipart form in body (with boundary) part by part.
+// Plain fields are returned; everything but file contents is bounded by
+// MaxFieldBytes, and the parts by maxFormParts. File parts under a file
+// field go straight into the file store, sealed, one chunk at a time, never
+// whole in memory. A file part without a file name is a plain (empty)
+// field, as browsers send an empty file input. sawFiles reports whether a
+// file field was present at all. On any error the stored uploads are
+// discarded. The caller bounds the body (http.MaxBytesReader) and its read
+// deadline.
+func (s *Service) StreamForm(ctx context.Context, body io.Reader, boundary string, rules FormRules) (form url.Values, set FileSet, sawFiles bool, err error) {
 	defer func() {
 		if err != nil {
 			s.Discard(ctx, set.Uploads)
@@ -45,8 +80,13 @@ func (s *Service) StreamForm(ctx context.Context, mr *multipart.Reader, rules Fo
 		}
 	}()
 	form = url.Values{}
-	var fieldBytes, stored int64
-	for {
+	budget := &formBudget{r: body, left: rules.MaxFieldBytes}
+	mr := multipart.NewReader(budget, boundary)
+	var stored int64
+	for parts := 1; ; parts++ {
+		if parts > maxFormParts {
+			return nil, set, sawFiles, ErrFormTooLarge
+		}
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
 			break
@@ -60,12 +100,9 @@ func (s *Service) StreamForm(ctx context.Context, mr *multipart.Reader, rules Fo
 		_, disp, _ := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
 		fileName := disp["filename"]
 		if fileName == "" {
-			v, err := io.ReadAll(io.LimitReader(part, rules.MaxFieldBytes-fieldBytes+1))
+			v, err := io.ReadAll(part)
 			if err != nil {
 				return nil, set, sawFiles, formReadError(err)
-			}
-			if fieldBytes += int64(len(v)); fieldBytes > rules.MaxFieldBytes {
-				return nil, set, sawFiles, ErrFormTooLarge
 			}
 			form.Add(name, string(v))
 			continue
@@ -78,11 +115,19 @@ func (s *Service) StreamForm(ctx context.Context, mr *multipart.Reader, rules Fo
 		if err != nil {
 			return nil, set, sawFiles, err
 		}
+		budget.files = true
 		if !store {
+			// Counted, not kept: read past it as file contents.
+			_, err := io.Copy(io.Discard, part)
+			budget.files = false
+			if err != nil {
+				return nil, set, sawFiles, formReadError(err)
+			}
 			continue
 		}
 		body := &readErrReader{r: part}
 		up, err := s.StoreFile(ctx, SafeFileName(fileName), PartType(part.Header.Get("Content-Type"), fileName), body, stored)
+		budget.files = false
 		if err != nil {
 			if body.err != nil { // cut off, malformed or over the body limit: the client's doing
 				return nil, set, sawFiles, formReadError(body.err)
@@ -98,7 +143,7 @@ func (s *Service) StreamForm(ctx context.Context, mr *multipart.Reader, rules Fo
 // formReadError maps an error reading the request body.
 func formReadError(err error) error {
 	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
+	if errors.As(err, &tooBig) || errors.Is(err, errFormBudget) {
 		return ErrFormTooLarge
 	}
 	return ErrFormMalformed

@@ -35,7 +35,7 @@ func (s *Service) Expire(ctx context.Context, token string, u *push.User, m Meta
 		return nil, err
 	}
 	s.observe(EventExpired)
-	return s.Store.PushByToken(ctx, token)
+	return s.reload(ctx, p)
 }
 
 // Audit returns one page of a push's audit log, oldest first; owner only.
@@ -54,13 +54,14 @@ func (s *Service) Audit(ctx context.Context, token string, u *push.User, page in
 	return p, events, err
 }
 
-// Listed is a push in a list, with its note opened for the owner.
+// Listed is a push in a list, with its url_token and note opened for the owner.
 type Listed struct {
 	Push *push.Push
 	Note string
 }
 
 // List returns one page of the user's active or expired pushes, newest first.
+// An owned push keeps its url_token sealed under the master key for this.
 func (s *Service) List(ctx context.Context, u *push.User, expired bool, page int) ([]Listed, error) {
 	pushes, err := s.Store.ListPushes(ctx, u.ID, expired, PageSize, (page-1)*PageSize)
 	if err != nil {
@@ -68,6 +69,9 @@ func (s *Service) List(ctx context.Context, u *push.User, expired bool, page int
 	}
 	out := make([]Listed, len(pushes))
 	for i, p := range pushes {
+		if p.URLToken, err = openToken(s.Keys, p); err != nil {
+			return nil, err
+		}
 		note, err := s.Note(p)
 		if err != nil {
 			return nil, err

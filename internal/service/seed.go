@@ -32,15 +32,15 @@ func (s *Service) Seed(ctx context.Context, params push.Params, n int, at time.T
 		if err != nil {
 			return nil, err
 		}
-		if err := s.sealPush(p, d, passKey); err != nil {
+		if _, err := s.sealPush(p, d, passKey); err != nil {
 			return nil, err
 		}
 		ps[i], evs[i] = p, s.event(push.EventCreation, nil, m, at)
 	}
-	// Inserted in token order, the batch walks the url_token index once
+	// Inserted in key order, the batch walks the token_key index once
 	// instead of touching its pages at random (several times faster once the
 	// index outgrows SQLite's page cache).
-	slices.SortFunc(ps, func(a, b *push.Push) int { return strings.Compare(a.URLToken, b.URLToken) })
+	slices.SortFunc(ps, func(a, b *push.Push) int { return strings.Compare(a.TokenKey, b.TokenKey) })
 	if err := s.Store.CreatePushes(ctx, ps, evs); err != nil {
 		return nil, err
 	}

@@ -79,12 +79,29 @@ var ErrPassphrase = &push.Error{Code: push.CodeUnauthenticated, Message: "That p
 // errWrongPassphrase marks a passphrase that does not open the payload.
 var errWrongPassphrase = errors.New("wrong passphrase")
 
-// Lookup loads a push without any side effect.
+// Lookup loads the push a url_token names, without any side effect. The
+// database knows the push by the token's key only (secure.TokenKey); the
+// returned push carries the token in memory.
 func (s *Service) Lookup(ctx context.Context, token string) (*push.Push, error) {
 	if !ValidToken(token) {
 		return nil, push.ErrNotFound
 	}
-	return s.Store.PushByToken(ctx, token)
+	p, err := s.Store.PushByKey(ctx, secure.TokenKey(token))
+	if err != nil {
+		return nil, err
+	}
+	p.URLToken = token
+	return p, nil
+}
+
+// reload reads p again after a change, keeping its token.
+func (s *Service) reload(ctx context.Context, p *push.Push) (*push.Push, error) {
+	q, err := s.Store.PushByKey(ctx, p.TokenKey)
+	if err != nil {
+		return nil, err
+	}
+	q.URLToken = p.URLToken
+	return q, nil
 }
 
 // ValidToken reports whether token could name a push: tokens never hold

@@ -18,9 +18,15 @@ func insertEvent(ctx context.Context, tx *Tx, pushID int64, ev push.Event) error
 	return nil
 }
 
-// logCapped writes ev unless the push already holds push.MaxAuditLogs entries.
+// logCapped writes ev, an entry that counts no view, unless the push's log
+// is full: of push.MaxAuditLogs entries, room stays for every view an
+// active push has left and for its expiry, which are always logged. So
+// entries that count nothing can never use up what views need, and a full
+// log never ends a push that still has views and days.
 func logCapped(ctx context.Context, tx *Tx, pushID int64, ev push.Event) error {
-	res, err := tx.ExecContext(ctx, `UPDATE pushes SET log_count = log_count + 1 WHERE id = $1 AND log_count < $2`,
+	res, err := tx.ExecContext(ctx, `UPDATE pushes SET log_count = log_count + 1 WHERE id = $1
+		AND log_count + 1 + CASE WHEN expired = 0 AND expire_after_views > view_count
+			THEN expire_after_views - view_count + 1 ELSE 0 END <= $2`,
 		pushID, push.MaxAuditLogs)
 	if err != nil {
 		return fmt.Errorf("count audit entry: %w", err)

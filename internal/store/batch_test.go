@@ -49,7 +49,7 @@ func TestBatchFailureIsolated(t *testing.T) {
 			t.Errorf("create %d: %v", i, err)
 			continue
 		}
-		got, err := s.PushByToken(t.Context(), pushes[i].URLToken)
+		got, err := s.PushByKey(t.Context(), pushes[i].TokenKey)
 		if err != nil || got.ID != pushes[i].ID || got.LogCount != 1 {
 			t.Errorf("create %d: stored %+v, %v; id %d", i, got, err, pushes[i].ID)
 		}
@@ -81,7 +81,7 @@ func TestBatchCancelledAndClosed(t *testing.T) {
 	if err := s.CreatePush(ctx, testPush("cancelled"), ev(push.EventCreation, t0)); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled create: %v", err)
 	}
-	if _, err := s.PushByToken(t.Context(), "cancelled"); !errors.Is(err, push.ErrNotFound) {
+	if _, err := s.PushByKey(t.Context(), "cancelled"); !errors.Is(err, push.ErrNotFound) {
 		t.Errorf("cancelled create was stored: %v", err)
 	}
 	if err := s.Close(); err != nil {
@@ -140,7 +140,7 @@ func TestBatchBodyPanic(t *testing.T) {
 		t.Fatalf("panicking body: %v", err)
 	}
 	mustCreate(t, s, testPush("after-panic"))
-	if _, err := s.PushByToken(t.Context(), "after-panic"); err != nil {
+	if _, err := s.PushByKey(t.Context(), "after-panic"); err != nil {
 		t.Fatalf("the writer stopped serving: %v", err)
 	}
 }

@@ -55,14 +55,14 @@ func BenchmarkClaimView(b *testing.B) {
 	}
 }
 
-func BenchmarkPushByToken(b *testing.B) {
+func BenchmarkPushByKey(b *testing.B) {
 	s := benchStore(b)
 	if err := s.CreatePush(b.Context(), testPush("lookup"), ev(push.EventCreation, t0)); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.PushByToken(b.Context(), "lookup"); err != nil {
+		if _, err := s.PushByKey(b.Context(), "lookup"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 // CreatePushes inserts the pushes, each with its creation audit entry
 // evs[i], in one transaction, exactly as CreatePush inserts one: a fast way
-// to fill a database for measurements (cmd/hush-seed). A url_token
+// to fill a database for measurements (cmd/hush-seed). A token_key
 // collision fails the whole batch with push.CodeConflict.
 func (s *Store) CreatePushes(ctx context.Context, ps []*push.Push, evs []push.Event) error {
 	if len(ps) != len(evs) {

@@ -16,12 +16,12 @@ func TestCreatePushes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range batch {
-		got := mustLoad(t, s, p.URLToken)
-		if got.ID != p.ID || got.LogCount != 1 || string(got.PayloadSealed) != "sealed:"+p.URLToken || !got.ExpiresAt().Equal(p.ExpiresAt()) {
-			t.Errorf("%s: stored %+v", p.URLToken, got)
+		got := mustLoad(t, s, p.TokenKey)
+		if got.ID != p.ID || got.LogCount != 1 || string(got.PayloadSealed) != "sealed:"+p.TokenKey || !got.ExpiresAt().Equal(p.ExpiresAt()) {
+			t.Errorf("%s: stored %+v", p.TokenKey, got)
 		}
 		if log := mustAudit(t, s, p.ID); len(log) != 1 || log[0].Kind != push.EventCreation {
-			t.Errorf("%s: audit log %s", p.URLToken, kinds(log))
+			t.Errorf("%s: audit log %s", p.TokenKey, kinds(log))
 		}
 	}
 
@@ -31,7 +31,7 @@ func TestCreatePushes(t *testing.T) {
 	if push.ErrorCode(err) != push.CodeConflict {
 		t.Fatalf("duplicate token: %v, want a conflict", err)
 	}
-	if _, err := s.PushByToken(t.Context(), "bulk-d"); !errors.Is(err, push.ErrNotFound) {
+	if _, err := s.PushByKey(t.Context(), "bulk-d"); !errors.Is(err, push.ErrNotFound) {
 		t.Errorf("a failed batch stored part of itself: %v", err)
 	}
 	if err := s.CreatePushes(t.Context(), []*push.Push{testPush("bulk-e")}, nil); err == nil {

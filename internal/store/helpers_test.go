@@ -48,7 +48,7 @@ func ev(kind push.EventKind, at time.Time) push.Event {
 // testPush returns an anonymous 7-day, 5-view text push created at t0.
 func testPush(token string) *push.Push {
 	return &push.Push{
-		URLToken:         token,
+		TokenKey:         token,
 		Kind:             push.KindText,
 		PayloadSealed:    []byte("sealed:" + token),
 		ExpireAfterDays:  7,
@@ -61,10 +61,10 @@ func testPush(token string) *push.Push {
 func mustCreate(t *testing.T, s *Store, p *push.Push) *push.Push {
 	t.Helper()
 	if err := s.CreatePush(t.Context(), p, ev(push.EventCreation, p.CreatedAt)); err != nil {
-		t.Fatalf("CreatePush(%q): %v", p.URLToken, err)
+		t.Fatalf("CreatePush(%q): %v", p.TokenKey, err)
 	}
 	if p.ID == 0 {
-		t.Fatalf("CreatePush(%q) left ID 0", p.URLToken)
+		t.Fatalf("CreatePush(%q) left ID 0", p.TokenKey)
 	}
 	return p
 }
@@ -81,9 +81,9 @@ func createPush(t *testing.T, s *Store, token string, mod func(*push.Push)) *pus
 
 func mustLoad(t *testing.T, s *Store, token string) *push.Push {
 	t.Helper()
-	p, err := s.PushByToken(t.Context(), token)
+	p, err := s.PushByKey(t.Context(), token)
 	if err != nil {
-		t.Fatalf("PushByToken(%q): %v", token, err)
+		t.Fatalf("PushByKey(%q): %v", token, err)
 	}
 	return p
 }
@@ -140,7 +140,7 @@ func countKind(list []push.Event, k push.EventKind) int {
 func tokens(list []*push.Push) []string {
 	out := make([]string, len(list))
 	for i, p := range list {
-		out[i] = p.URLToken
+		out[i] = p.TokenKey
 	}
 	return out
 }

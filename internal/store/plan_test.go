@@ -35,7 +35,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		t.Skip("query plans are checked on SQLite")
 	}
 	for _, c := range []struct{ query, index string }{
-		{`SELECT ` + pushColumns + ` FROM pushes WHERE url_token = $1`, "sqlite_autoindex_pushes_1"},
+		{`SELECT ` + pushColumns + ` FROM pushes WHERE token_key = $1`, "pushes_token_key"},
 		{`SELECT ` + pushColumns + ` FROM pushes
 			WHERE user_id = $1 AND expired = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, "pushes_owner"},
 		{`SELECT kind FROM audit_logs WHERE push_id = $1 ORDER BY id LIMIT $2 OFFSET $3`, "audit_logs_push"},

@@ -10,7 +10,7 @@ import (
 	"hush/internal/push"
 )
 
-const pushColumns = `id, url_token, kind, user_id, name, note, payload, passphrase_salt,
+const pushColumns = `id, token_key, token_sealed, kind, user_id, name, note, payload, passphrase_salt,
 	expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
 	view_count, log_count, expired, deleted, expired_on, created_at, updated_at, file_count`
 
@@ -24,12 +24,14 @@ func scanPush(row scanner) (*push.Push, error) {
 		retrieval, expired, deleted  int
 		createdAt, updatedAt         int64
 	)
-	err := row.Scan(&p.ID, &p.URLToken, &kind, &userID, &p.Name, &p.NoteSealed, &p.PayloadSealed,
+	var key sql.NullString
+	err := row.Scan(&p.ID, &key, &p.TokenSealed, &kind, &userID, &p.Name, &p.NoteSealed, &p.PayloadSealed,
 		&p.PassphraseSalt, &p.ExpireAfterDays, &p.ExpireAfterViews, &deletable, &retrieval,
 		&p.ViewCount, &p.LogCount, &expired, &deleted, &expiredOn, &createdAt, &updatedAt, &p.FileCount)
 	if err != nil {
 		return nil, err
 	}
+	p.TokenKey = key.String
 	p.Kind = push.Kind(kind)
 	p.UserID = userID.Int64
 	if deletable.Valid {
@@ -69,13 +71,13 @@ func insertPush(ctx context.Context, tx *Tx, p *push.Push, ev push.Event, files 
 		deletable = sql.NullInt64{Int64: int64(b2i(*p.DeletableByViewer)), Valid: true}
 	}
 	p.FileCount = len(files)
-	err := tx.QueryRowContext(ctx, `INSERT INTO pushes (url_token, kind, user_id, name, note, payload,
+	err := tx.QueryRowContext(ctx, `INSERT INTO pushes (token_key, token_sealed, kind, user_id, name, note, payload,
 		passphrase_salt, expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
 		log_count, expires_at, created_at, updated_at, file_count)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $13, $13, $14) RETURNING id`,
-		p.URLToken, string(p.Kind), nullInt(p.UserID), p.Name, p.NoteSealed, p.PayloadSealed,
+		VALUES ($1, $15, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $13, $13, $14) RETURNING id`,
+		p.TokenKey, string(p.Kind), nullInt(p.UserID), p.Name, p.NoteSealed, p.PayloadSealed,
 		p.PassphraseSalt, p.ExpireAfterDays, p.ExpireAfterViews, deletable, b2i(p.RetrievalStep),
-		ms(p.ExpiresAt()), ms(p.CreatedAt), p.FileCount).Scan(&p.ID)
+		ms(p.ExpiresAt()), ms(p.CreatedAt), p.FileCount, p.TokenSealed).Scan(&p.ID)
 	if isUniqueViolation(err) {
 		return push.Errorf(push.CodeConflict, "url_token has already been taken")
 	}
@@ -100,9 +102,10 @@ func insertPush(ctx context.Context, tx *Tx, p *push.Push, ev push.Event, files 
 	return nil
 }
 
-// PushByToken loads a push; push.ErrNotFound when there is none.
-func (s *Store) PushByToken(ctx context.Context, token string) (*push.Push, error) {
-	p, err := scanPush(s.r.QueryRowContext(ctx, `SELECT `+pushColumns+` FROM pushes WHERE url_token = $1`, token))
+// PushByKey loads the push whose token key is key (secure.TokenKey);
+// push.ErrNotFound when there is none.
+func (s *Store) PushByKey(ctx context.Context, key string) (*push.Push, error) {
+	p, err := scanPush(s.r.QueryRowContext(ctx, `SELECT `+pushColumns+` FROM pushes WHERE token_key = $1`, key))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, push.ErrNotFound
 	}
@@ -141,9 +144,9 @@ func (s *Store) ExpireIfDue(ctx context.Context, id int64, now time.Time) (bool,
 // ClaimView takes one view of an active push atomically: no two callers can
 // both take the last view. On success the view is logged in the same
 // transaction, and when it was the last view the push is expired there too.
-// It returns false when the push was already used up, expired or out of days,
-// or when the audit cap leaves no room to log the view (the push is then expired:
-// a view that cannot be audited is never served).
+// It returns false when the push was already used up, expired or out of days.
+// A view is always logged: the audit cap keeps room for every view left
+// (logCapped), so it never stands in the way of one.
 func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (claimed bool, viewCount int, err error) {
 	now := ms(ev.CreatedAt)
 	err = s.inBatch(ctx, func(tx *Tx) error {
@@ -156,17 +159,9 @@ func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (claimed
 				expired_on = CASE WHEN view_count + 1 >= expire_after_views THEN $2 ELSE expired_on END,
 				payload = CASE WHEN view_count + 1 >= expire_after_views THEN NULL ELSE payload END,
 				passphrase_salt = CASE WHEN view_count + 1 >= expire_after_views THEN NULL ELSE passphrase_salt END
-			WHERE id = $1 AND expired = 0 AND view_count < expire_after_views AND expires_at > $2 AND log_count < $3
-			RETURNING view_count, expire_after_views, file_count`, id, now, push.MaxAuditLogs).Scan(&views, &maxViews, &files)
+			WHERE id = $1 AND expired = 0 AND view_count < expire_after_views AND expires_at > $2
+			RETURNING view_count, expire_after_views, file_count`, id, now).Scan(&views, &maxViews, &files)
 		if errors.Is(err, sql.ErrNoRows) {
-			res, err := tx.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+`
-				WHERE id = $1 AND expired = 0 AND log_count >= $3`, id, now, push.MaxAuditLogs)
-			if err != nil {
-				return fmt.Errorf("expire push at audit cap: %w", err)
-			}
-			if n, _ := res.RowsAffected(); n == 1 {
-				return wipeFiles(ctx, tx, id, ev.CreatedAt)
-			}
 			return nil
 		}
 		if err != nil {
@@ -221,7 +216,11 @@ func (s *Store) ExpireByHand(ctx context.Context, id int64, ev push.Event) (bool
 		if err := wipeFiles(ctx, tx, id, ev.CreatedAt); err != nil {
 			return err
 		}
-		return logCapped(ctx, tx, id, ev)
+		// The expiry is always logged: logCapped keeps room for it.
+		if _, err := tx.ExecContext(ctx, `UPDATE pushes SET log_count = log_count + 1 WHERE id = $1`, id); err != nil {
+			return fmt.Errorf("count audit entry: %w", err)
+		}
+		return insertEvent(ctx, tx, id, ev)
 	})
 	return changed, err
 }

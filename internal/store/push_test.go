@@ -24,21 +24,21 @@ func TestCreatePushRoundTrip(t *testing.T) {
 		p    push.Push
 	}{
 		{name: "text anonymous no passphrase", p: push.Push{
-			URLToken: "t-anon", Kind: push.KindText, PayloadSealed: []byte{0, 1, 2, 0xff, 0xfe, 0},
+			TokenKey: "t-anon", Kind: push.KindText, PayloadSealed: []byte{0, 1, 2, 0xff, 0xfe, 0},
 			ExpireAfterDays: 7, ExpireAfterViews: 5, DeletableByViewer: boolPtr(false), CreatedAt: created}},
 		{name: "text owned with everything", p: push.Push{
-			URLToken: "t-owned", Kind: push.KindText, UserID: owner.ID, Name: "db creds ✓",
+			TokenKey: "t-owned", Kind: push.KindText, UserID: owner.ID, Name: "db creds ✓",
 			NoteSealed: []byte("note\x00sealed"), PayloadSealed: []byte("payload\x00sealed"),
 			PassphraseSalt: []byte{9, 8, 7, 6}, ExpireAfterDays: 90, ExpireAfterViews: 100,
 			DeletableByViewer: boolPtr(true), RetrievalStep: true, CreatedAt: created}},
 		{name: "url deletable nil", p: push.Push{
-			URLToken: "u-1", Kind: push.KindURL, PayloadSealed: []byte("https://example.com"),
+			TokenKey: "u-1", Kind: push.KindURL, PayloadSealed: []byte("https://example.com"),
 			ExpireAfterDays: 1, ExpireAfterViews: 1, CreatedAt: created}},
 		{name: "qr with passphrase", p: push.Push{
-			URLToken: "q-1", Kind: push.KindQR, PayloadSealed: []byte("qr"), PassphraseSalt: []byte("salt"),
+			TokenKey: "q-1", Kind: push.KindQR, PayloadSealed: []byte("qr"), PassphraseSalt: []byte("salt"),
 			ExpireAfterDays: 3, ExpireAfterViews: 2, DeletableByViewer: boolPtr(false), CreatedAt: created}},
 		{name: "file owned", p: push.Push{
-			URLToken: "f-1", Kind: push.KindFile, UserID: owner.ID, PayloadSealed: []byte("f"),
+			TokenKey: "f-1", Kind: push.KindFile, UserID: owner.ID, PayloadSealed: []byte("f"),
 			ExpireAfterDays: 2, ExpireAfterViews: 9, DeletableByViewer: boolPtr(true), CreatedAt: created}},
 	}
 	for _, tc := range tests {
@@ -52,14 +52,14 @@ func TestCreatePushRoundTrip(t *testing.T) {
 			if in.ID == 0 || in.LogCount != 1 {
 				t.Fatalf("after CreatePush ID=%d LogCount=%d, want ID>0 and LogCount 1", in.ID, in.LogCount)
 			}
-			got := mustLoad(t, s, tc.p.URLToken)
+			got := mustLoad(t, s, tc.p.TokenKey)
 			want := tc.p
 			checks := []struct {
 				field string
 				ok    bool
 			}{
 				{"ID", got.ID == in.ID},
-				{"URLToken", got.URLToken == want.URLToken},
+				{"TokenKey", got.TokenKey == want.TokenKey},
 				{"Kind", got.Kind == want.Kind},
 				{"UserID", got.UserID == want.UserID},
 				{"Name", got.Name == want.Name},
@@ -123,14 +123,14 @@ func TestCreatePushDuplicateToken(t *testing.T) {
 	}
 }
 
-func TestPushByTokenNotFound(t *testing.T) {
+func TestPushByKeyNotFound(t *testing.T) {
 	t.Parallel()
 	s := newTestStore(t)
 	createPush(t, s, "exists", nil)
 	for _, token := range []string{"missing", "", "EXISTS", "exists "} {
-		p, err := s.PushByToken(t.Context(), token)
+		p, err := s.PushByKey(t.Context(), token)
 		if p != nil || !errors.Is(err, push.ErrNotFound) || push.ErrorCode(err) != push.CodeNotFound {
-			t.Errorf("PushByToken(%q) = %v, %v; want nil, ErrNotFound", token, p, err)
+			t.Errorf("PushByKey(%q) = %v, %v; want nil, ErrNotFound", token, p, err)
 		}
 	}
 }
@@ -245,7 +245,7 @@ func TestClaimViewDayLimit(t *testing.T) {
 			if err != nil || claimed != tc.claim {
 				t.Fatalf("ClaimView at %v = %v, %d, %v; want claimed %v", tc.at, claimed, views, err, tc.claim)
 			}
-			got := mustLoad(t, s, p.URLToken)
+			got := mustLoad(t, s, p.TokenKey)
 			wantViews := 0
 			if tc.claim {
 				wantViews = 1
@@ -318,7 +318,7 @@ func TestClaimViewConcurrent(t *testing.T) {
 			if len(seen) != views {
 				t.Fatalf("views %d round %d: %d claims succeeded, want exactly %d", views, round, len(seen), views)
 			}
-			got := mustLoad(t, s, p.URLToken)
+			got := mustLoad(t, s, p.TokenKey)
 			if got.ViewCount != views || !got.Expired || got.PayloadSealed != nil {
 				t.Fatalf("views %d round %d: push after claims ViewCount=%d Expired=%v payload=%q",
 					views, round, got.ViewCount, got.Expired, got.PayloadSealed)
@@ -330,87 +330,83 @@ func TestClaimViewConcurrent(t *testing.T) {
 	}
 }
 
-// TestAuditCap checks that a push whose audit log is full records no more
-// events and can no longer be viewed: the view could not be audited.
+// TestAuditCap checks that entries that count no view stop short of the
+// audit cap by the room the push's remaining views and its expiry need, so
+// that they can never use up what views need: every view left is still
+// claimed and logged, and the cap never expires the push.
 func TestAuditCap(t *testing.T) {
 	t.Parallel()
 	s := newTestStore(t)
-	p := createPush(t, s, "cap", func(p *push.Push) { p.ExpireAfterViews = 2 })
+	const views = 3
+	p := createPush(t, s, "cap", func(p *push.Push) { p.ExpireAfterViews = views })
 	at := t0.Add(time.Hour)
 	for range push.MaxAuditLogs {
-		if err := s.LogEvent(t.Context(), p.ID, ev(push.EventOwnerView, at)); err != nil {
+		if err := s.LogEvent(t.Context(), p.ID, ev(push.EventFailedPassphrase, at)); err != nil {
 			t.Fatalf("LogEvent: %v", err)
 		}
 	}
-	if n := len(mustAudit(t, s, p.ID)); n != push.MaxAuditLogs {
-		t.Fatalf("audit log holds %d entries, want the cap %d", n, push.MaxAuditLogs)
-	}
-	if err := s.LogEvent(t.Context(), p.ID, ev(push.EventFailedPassphrase, at)); err != nil {
-		t.Fatalf("LogEvent at cap: %v", err)
-	}
-	if n := auditRows(t, s, p.ID); n != push.MaxAuditLogs {
-		t.Fatalf("LogEvent at cap: %d rows, want %d", n, push.MaxAuditLogs)
+	// Room is kept for 3 views and the expiry.
+	full := push.MaxAuditLogs - views - 1
+	if n := auditRows(t, s, p.ID); n != full {
+		t.Fatalf("non-counting entries filled %d rows, want %d", n, full)
 	}
 	got := mustLoad(t, s, "cap")
-	if got.LogCount != push.MaxAuditLogs || got.Expired {
-		t.Fatalf("at cap LogCount=%d Expired=%v, want %d false", got.LogCount, got.Expired, push.MaxAuditLogs)
+	if got.LogCount != full || got.Expired {
+		t.Fatalf("at cap LogCount=%d Expired=%v, want %d false", got.LogCount, got.Expired, full)
 	}
-
-	viewAt := at.Add(time.Minute)
-	claimed, _, err := s.ClaimView(t.Context(), p.ID, ev(push.EventView, viewAt))
-	if err != nil || claimed {
-		t.Fatalf("ClaimView at cap = %v, %v; want false, nil", claimed, err)
+	for i := 1; i <= views; i++ {
+		claimed, n, err := s.ClaimView(t.Context(), p.ID, ev(push.EventView, at.Add(time.Duration(i)*time.Minute)))
+		if err != nil || !claimed || n != i {
+			t.Fatalf("view %d with a full log = %v, %d, %v; want claimed", i, claimed, n, err)
+		}
+		// Between views, nothing else squeezes in.
+		if err := s.LogEvent(t.Context(), p.ID, ev(push.EventOwnerView, at)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	got = mustLoad(t, s, "cap")
-	if !got.Expired || got.PayloadSealed != nil || got.ViewCount != 0 || !got.ExpiredOn.Equal(viewAt) {
-		t.Fatalf("after refused view: Expired=%v payload=%q ViewCount=%d ExpiredOn=%v; want expired, no payload, 0 views, %v",
-			got.Expired, got.PayloadSealed, got.ViewCount, got.ExpiredOn, viewAt)
+	if !got.Expired || got.PayloadSealed != nil || got.ViewCount != views {
+		t.Fatalf("after the last view: Expired=%v payload=%q ViewCount=%d", got.Expired, got.PayloadSealed, got.ViewCount)
 	}
-	if n := auditRows(t, s, p.ID); n != push.MaxAuditLogs {
-		t.Fatalf("refused view wrote audit rows: %d", n)
+	if n := countKind(mustAudit(t, s, p.ID), push.EventView); n != views {
+		t.Fatalf("%d view entries, want %d", n, views)
+	}
+	if n := auditRows(t, s, p.ID); n > push.MaxAuditLogs {
+		t.Fatalf("audit log holds %d rows, above the cap %d", n, push.MaxAuditLogs)
 	}
 
-	// A failed view still counts, but cannot be logged any more.
-	if err := s.RecordFailedView(t.Context(), p.ID, ev(push.EventFailedView, viewAt)); err != nil {
+	// Retrievals after expiry still count, and are logged while room is left.
+	before := auditRows(t, s, p.ID)
+	if err := s.RecordFailedView(t.Context(), p.ID, ev(push.EventFailedView, at)); err != nil {
 		t.Fatalf("RecordFailedView at cap: %v", err)
 	}
-	if got := mustLoad(t, s, "cap"); got.ViewCount != 1 || got.LogCount != push.MaxAuditLogs {
-		t.Fatalf("failed view at cap: ViewCount=%d LogCount=%d", got.ViewCount, got.LogCount)
+	if got := mustLoad(t, s, "cap"); got.ViewCount != views+1 {
+		t.Fatalf("failed view: ViewCount=%d", got.ViewCount)
 	}
-	if n := auditRows(t, s, p.ID); n != push.MaxAuditLogs {
-		t.Fatalf("failed view at cap wrote audit rows: %d", n)
+	if n := auditRows(t, s, p.ID); n != min(before+1, push.MaxAuditLogs) {
+		t.Fatalf("failed view: %d rows, was %d", n, before)
 	}
 }
 
-// TestAuditCapLastSlot checks that the last free audit slot still serves a
-// view, and the next view is refused and expires the push.
-func TestAuditCapLastSlot(t *testing.T) {
+// TestAuditCapKeepsRoomForExpiry checks that a push whose log is full of
+// entries that count nothing can still be expired by hand, and the expiry
+// is logged.
+func TestAuditCapKeepsRoomForExpiry(t *testing.T) {
 	t.Parallel()
 	s := newTestStore(t)
-	p := createPush(t, s, "slot", func(p *push.Push) { p.ExpireAfterViews = 3 })
-	for range push.MaxAuditLogs - 2 { // creation + these = cap - 1
+	p := createPush(t, s, "slot", func(p *push.Push) { p.ExpireAfterViews = 1 })
+	for range push.MaxAuditLogs {
 		if err := s.LogEvent(t.Context(), p.ID, ev(push.EventOwnerView, t0)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	claimed, views, err := s.ClaimView(t.Context(), p.ID, ev(push.EventView, t0.Add(time.Hour)))
-	if err != nil || !claimed || views != 1 {
-		t.Fatalf("claim in last audit slot = %v, %d, %v; want true, 1", claimed, views, err)
-	}
-	got := mustLoad(t, s, "slot")
-	if got.Expired || got.LogCount != push.MaxAuditLogs || got.PayloadSealed == nil {
-		t.Fatalf("after last-slot claim Expired=%v LogCount=%d payload=%q", got.Expired, got.LogCount, got.PayloadSealed)
-	}
-	claimed, _, err = s.ClaimView(t.Context(), p.ID, ev(push.EventView, t0.Add(2*time.Hour)))
-	if err != nil || claimed {
-		t.Fatalf("claim past cap = %v, %v; want false", claimed, err)
-	}
-	if got := mustLoad(t, s, "slot"); !got.Expired || got.PayloadSealed != nil || got.ViewCount != 1 {
-		t.Fatalf("claim past cap: Expired=%v payload=%q ViewCount=%d", got.Expired, got.PayloadSealed, got.ViewCount)
+	changed, err := s.ExpireByHand(t.Context(), p.ID, ev(push.EventExpire, t0.Add(time.Hour)))
+	if err != nil || !changed {
+		t.Fatalf("ExpireByHand with a full log = %v, %v", changed, err)
 	}
 	log := mustAudit(t, s, p.ID)
-	if len(log) != push.MaxAuditLogs || log[len(log)-1].Kind != push.EventView {
-		t.Fatalf("audit log len %d, last %v", len(log), log[len(log)-1].Kind)
+	if len(log) > push.MaxAuditLogs || log[len(log)-1].Kind != push.EventExpire {
+		t.Fatalf("audit log len %d, last %v; want the expiry logged within the cap", len(log), log[len(log)-1].Kind)
 	}
 }
 
@@ -528,7 +524,7 @@ func TestExpireIfDue(t *testing.T) {
 			if err != nil || got != tc.want {
 				t.Fatalf("ExpireIfDue = %v, %v; want %v", got, err, tc.want)
 			}
-			after := mustLoad(t, s, p.URLToken)
+			after := mustLoad(t, s, p.TokenKey)
 			if after.Expired != tc.want || (after.PayloadSealed == nil) != tc.want || after.HasPassphrase == tc.want {
 				t.Fatalf("after ExpireIfDue: Expired=%v payload=%q HasPassphrase=%v", after.Expired, after.PayloadSealed, after.HasPassphrase)
 			}
@@ -540,7 +536,7 @@ func TestExpireIfDue(t *testing.T) {
 				if err != nil || again {
 					t.Fatalf("second ExpireIfDue = %v, %v; want false", again, err)
 				}
-				if after := mustLoad(t, s, p.URLToken); !after.ExpiredOn.Equal(tc.now) {
+				if after := mustLoad(t, s, p.TokenKey); !after.ExpiredOn.Equal(tc.now) {
 					t.Fatalf("second ExpireIfDue moved ExpiredOn to %v", after.ExpiredOn)
 				}
 			}

@@ -2,47 +2,148 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
-// RecentEvents returns the times of up to n events of a bucket at or after
-// since, newest first.
-func (s *Store) RecentEvents(ctx context.Context, bucket string, since time.Time, n int) ([]time.Time, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT at FROM rate_events WHERE bucket = $1 AND at >= $2
-		ORDER BY at DESC LIMIT $3`, bucket, ms(since), n)
-	if err != nil {
-		return nil, fmt.Errorf("rate events: %w", err)
-	}
-	defer rows.Close()
-	var out []time.Time
-	for rows.Next() {
-		var at int64
-		if err := rows.Scan(&at); err != nil {
-			return nil, fmt.Errorf("rate events: %w", err)
-		}
-		out = append(out, fromMS(at))
-	}
-	return out, rows.Err()
+// Limit is one rate limit: at most Max events in any Window in Bucket.
+type Limit struct {
+	Bucket string
+	Max    int
+	Window time.Duration
 }
 
-// AddEvents records one event at the given time in each bucket.
-func (s *Store) AddEvents(ctx context.Context, at time.Time, buckets ...string) error {
+// Reserve takes a slot at now in every limit's bucket, or none: when a
+// bucket is full it takes nothing and returns how long until the fullest
+// one frees a slot. The check and the taking are one transaction, and
+// concurrent reservers of a bucket are serialized on its lock row (SQLite's
+// single writer does the same), so N concurrent requests against a limit of
+// M get at most M slots, on one instance or many. The ids name the slots
+// taken, for Release.
+func (s *Store) Reserve(ctx context.Context, now time.Time, limits ...Limit) (ids []int64, wait time.Duration, err error) {
+	sorted := slices.Clone(limits)
+	// One lock order for everyone, so two reservers never wait on each other.
+	slices.SortFunc(sorted, func(a, b Limit) int { return strings.Compare(a.Bucket, b.Bucket) })
+	err = s.inBatch(ctx, func(tx *Tx) error {
+		ids, wait = nil, 0
+		for i, l := range sorted {
+			if i > 0 && l.Bucket == sorted[i-1].Bucket {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO rate_buckets (bucket, touched_at) VALUES ($1, $2)
+				ON CONFLICT (bucket) DO UPDATE SET touched_at = excluded.touched_at`, l.Bucket, ms(now)); err != nil {
+				return fmt.Errorf("lock rate bucket: %w", err)
+			}
+		}
+		for _, l := range sorted {
+			d, err := fullFor(ctx, tx, l, now)
+			if err != nil {
+				return err
+			}
+			wait = max(wait, d)
+		}
+		if wait > 0 {
+			return nil
+		}
+		for _, l := range sorted {
+			var id int64
+			if err := tx.QueryRowContext(ctx, `INSERT INTO rate_events (bucket, at) VALUES ($1, $2) RETURNING id`,
+				l.Bucket, ms(now)).Scan(&id); err != nil {
+				return fmt.Errorf("take rate slot: %w", err)
+			}
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return ids, wait, nil
+}
+
+// Wait returns how long until every limit has a free slot at now (0: now),
+// as the last commit left them. It writes nothing; only Reserve takes slots.
+func (s *Store) Wait(ctx context.Context, now time.Time, limits ...Limit) (time.Duration, error) {
+	var wait time.Duration
+	for _, l := range limits {
+		d, err := fullFor(ctx, s.r, l, now)
+		if err != nil {
+			return 0, err
+		}
+		wait = max(wait, d)
+	}
+	return wait, nil
+}
+
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// fullFor returns 0 when l's bucket has a free slot at now, else how long
+// until its oldest counted event leaves the window.
+func fullFor(ctx context.Context, tx rowQuerier, l Limit, now time.Time) (time.Duration, error) {
+	if l.Max <= 0 {
+		return l.Window, nil
+	}
+	// The Max-th newest event in the window decides: the bucket is full
+	// while it is in the window.
+	var at int64
+	err := tx.QueryRowContext(ctx, `SELECT at FROM rate_events WHERE bucket = $1 AND at > $2
+		ORDER BY at DESC LIMIT 1 OFFSET $3`, l.Bucket, ms(now.Add(-l.Window)), l.Max-1).Scan(&at)
+	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("count rate events: %w", err)
+	}
+	return max(fromMS(at).Add(l.Window).Sub(now), time.Millisecond), nil
+}
+
+// Release gives back the slots a Reserve took (work that succeeded does not
+// count against the limit).
+func (s *Store) Release(ctx context.Context, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
 	return s.inBatch(ctx, func(tx *Tx) error {
-		for _, b := range buckets {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO rate_events (bucket, at) VALUES ($1, $2)`, b, ms(at)); err != nil {
-				return fmt.Errorf("add rate event: %w", err)
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM rate_events WHERE id = $1`, id); err != nil {
+				return fmt.Errorf("release rate slot: %w", err)
 			}
 		}
 		return nil
 	})
 }
 
-// PruneEvents deletes events older than before.
-func (s *Store) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
-	res, err := s.w.ExecContext(ctx, `DELETE FROM rate_events WHERE at < $1`, ms(before))
+// CountEvents returns how many events of a bucket lie in the window ending at now.
+func (s *Store) CountEvents(ctx context.Context, bucket string, now time.Time, window time.Duration) (int, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM rate_events WHERE bucket = $1 AND at > $2`,
+		bucket, ms(now.Add(-window))).Scan(&n)
 	if err != nil {
-		return 0, fmt.Errorf("prune rate events: %w", err)
+		return 0, fmt.Errorf("count rate events: %w", err)
 	}
-	return res.RowsAffected()
+	return n, nil
+}
+
+// PruneEvents deletes events older than before, and the lock rows of
+// buckets untouched since then.
+func (s *Store) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	err := s.inTx(ctx, func(tx *Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM rate_events WHERE at < $1`, ms(before))
+		if err != nil {
+			return fmt.Errorf("prune rate events: %w", err)
+		}
+		n, _ = res.RowsAffected()
+		if _, err := tx.ExecContext(ctx, `DELETE FROM rate_buckets WHERE touched_at < $1`, ms(before)); err != nil {
+			return fmt.Errorf("prune rate buckets: %w", err)
+		}
+		return nil
+	})
+	return n, err
 }

@@ -12,12 +12,13 @@ type SealedField string
 const (
 	FieldPayload SealedField = "payload"
 	FieldNote    SealedField = "note"
+	FieldToken   SealedField = "token" // an owned push's url_token
 )
 
 // FileKeyField names the sealed key of the file stored under blobID.
 func FileKeyField(blobID string) SealedField { return SealedField("file/" + blobID) }
 
-// sealedSource is one sealed column: its query yields id, url_token, a label
+// sealedSource is one sealed column: its query yields id, token_key, a label
 // and the value, in id order after $1, at most $2 rows.
 type sealedSource struct {
 	table, column, query string
@@ -25,19 +26,22 @@ type sealedSource struct {
 }
 
 var sealedSources = []sealedSource{
-	{"pushes", "payload", `SELECT id, url_token, '', payload FROM pushes
-		WHERE id > $1 AND payload IS NOT NULL ORDER BY id LIMIT $2`, func(string) SealedField { return FieldPayload }},
-	{"pushes", "note", `SELECT id, url_token, '', note FROM pushes
-		WHERE id > $1 AND note IS NOT NULL ORDER BY id LIMIT $2`, func(string) SealedField { return FieldNote }},
-	{"push_files", "file_key", `SELECT f.id, p.url_token, f.blob_id, f.file_key FROM push_files f
-		JOIN pushes p ON p.id = f.push_id WHERE f.id > $1 AND f.file_key IS NOT NULL ORDER BY f.id LIMIT $2`, FileKeyField},
+	{"pushes", "payload", `SELECT id, token_key, '', payload FROM pushes
+		WHERE id > $1 AND payload IS NOT NULL AND token_key IS NOT NULL ORDER BY id LIMIT $2`, func(string) SealedField { return FieldPayload }},
+	{"pushes", "note", `SELECT id, token_key, '', note FROM pushes
+		WHERE id > $1 AND note IS NOT NULL AND token_key IS NOT NULL ORDER BY id LIMIT $2`, func(string) SealedField { return FieldNote }},
+	{"pushes", "token_sealed", `SELECT id, token_key, '', token_sealed FROM pushes
+		WHERE id > $1 AND token_sealed IS NOT NULL AND token_key IS NOT NULL ORDER BY id LIMIT $2`, func(string) SealedField { return FieldToken }},
+	{"push_files", "file_key", `SELECT f.id, p.token_key, f.blob_id, f.file_key FROM push_files f
+		JOIN pushes p ON p.id = f.push_id WHERE f.id > $1 AND f.file_key IS NOT NULL AND p.token_key IS NOT NULL
+		ORDER BY f.id LIMIT $2`, FileKeyField},
 }
 
 // Reseal hands every sealed value to fn, in batches, and stores what fn
 // returns when it reports a change. It returns how many values changed.
 // Each batch is one short transaction, so the service keeps serving meanwhile;
 // a value changed concurrently (an expiry) is left alone.
-func (s *Store) Reseal(ctx context.Context, fn func(urlToken string, f SealedField, sealed []byte) ([]byte, bool, error)) (int, error) {
+func (s *Store) Reseal(ctx context.Context, fn func(tokenKey string, f SealedField, sealed []byte) ([]byte, bool, error)) (int, error) {
 	changed := 0
 	for _, src := range sealedSources {
 		n, err := s.resealSource(ctx, src, fn)
@@ -52,9 +56,9 @@ func (s *Store) Reseal(ctx context.Context, fn func(urlToken string, f SealedFie
 func (s *Store) resealSource(ctx context.Context, src sealedSource, fn func(string, SealedField, []byte) ([]byte, bool, error)) (int, error) {
 	const batch = 200
 	type row struct {
-		id           int64
-		token, label string
-		value        []byte
+		id         int64
+		key, label string
+		value      []byte
 	}
 	var lastID int64
 	changed := 0
@@ -66,7 +70,7 @@ func (s *Store) resealSource(ctx context.Context, src sealedSource, fn func(stri
 		}
 		for rs.Next() {
 			var r row
-			if err := rs.Scan(&r.id, &r.token, &r.label, &r.value); err != nil {
+			if err := rs.Scan(&r.id, &r.key, &r.label, &r.value); err != nil {
 				rs.Close()
 				return changed, fmt.Errorf("reseal: %w", err)
 			}
@@ -83,7 +87,7 @@ func (s *Store) resealSource(ctx context.Context, src sealedSource, fn func(stri
 		err = s.inTx(ctx, func(tx *Tx) error {
 			for _, r := range rows {
 				field := src.field(r.label)
-				out, ok, err := fn(r.token, field, r.value)
+				out, ok, err := fn(r.key, field, r.value)
 				if err != nil {
 					return fmt.Errorf("reseal %s %d %s: %w", src.table, r.id, field, err)
 				}

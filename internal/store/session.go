@@ -23,11 +23,15 @@ func (s *Store) FindSession(ctx context.Context, digest string, now time.Time) (
 	return data, true, nil
 }
 
-// CommitSession inserts or replaces a session.
-func (s *Store) CommitSession(ctx context.Context, digest string, data []byte, expiry time.Time) error {
-	_, err := s.w.ExecContext(ctx, `INSERT INTO sessions (token, data, expiry) VALUES ($1, $2, $3)
-		ON CONFLICT (token) DO UPDATE SET data = excluded.data, expiry = excluded.expiry`,
-		digest, data, ms(expiry))
+// CommitSession inserts or replaces a session. userID (0: nobody signed in)
+// ties the session to its account, so that deleting the account, changing
+// its password or revoking its sessions deletes it; a session committed for
+// an account that no longer exists belongs to nobody.
+func (s *Store) CommitSession(ctx context.Context, digest string, userID int64, data []byte, expiry time.Time) error {
+	_, err := s.w.ExecContext(ctx, `INSERT INTO sessions (token, user_id, data, expiry)
+		VALUES ($1, (SELECT id FROM users WHERE id = $2), $3, $4)
+		ON CONFLICT (token) DO UPDATE SET user_id = excluded.user_id, data = excluded.data, expiry = excluded.expiry`,
+		digest, userID, data, ms(expiry))
 	if err != nil {
 		return fmt.Errorf("commit session: %w", err)
 	}

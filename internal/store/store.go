@@ -31,6 +31,7 @@ type Store struct {
 	dialect goose.Dialect
 	batch   *batcher      // SQLite: group commit of concurrent writes; nil for PostgreSQL
 	ckpt    *checkpointer // SQLite: WAL checkpoints off the write path; nil for PostgreSQL
+	dsn     string        // SQLite: the database's DSN, for the migrations' own handle
 }
 
 // OpenSQLite opens (creating if needed) the SQLite database at path in WAL
@@ -83,7 +84,7 @@ func OpenSQLiteWith(ctx context.Context, path string, o Options) (*Store, error)
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	s := &Store{w: &conn{DB: w, prepare: true}, r: &conn{DB: r, prepare: true}, dialect: goose.DialectSQLite3,
-		ckpt: newCheckpointer(c)}
+		ckpt: newCheckpointer(c), dsn: dsn}
 	if err := w.PingContext(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
@@ -113,11 +114,19 @@ func (s *Store) Close() error {
 
 // Migrate brings the schema up to date. It returns the versions applied.
 func (s *Store) Migrate(ctx context.Context) ([]int64, error) {
+	return s.migrateTo(ctx, 0)
+}
+
+// migrateTo applies the migrations up to version (0: all of them).
+func (s *Store) migrateTo(ctx context.Context, version int64) ([]int64, error) {
 	sub, err := fs.Sub(migrations, "migrations/"+dialectDir(s.dialect))
 	if err != nil {
 		return nil, fmt.Errorf("migrations: %w", err)
 	}
 	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}
+	if s.dialect == goose.DialectSQLite3 {
+		opts = append(opts, goose.WithGoMigrations(sqliteGoMigrations()...))
+	}
 	if s.dialect == goose.DialectPostgres {
 		// Several instances starting together migrate once: the others wait.
 		locker, err := lock.NewPostgresSessionLocker()
@@ -126,11 +135,27 @@ func (s *Store) Migrate(ctx context.Context) ([]int64, error) {
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
 	}
-	p, err := goose.NewProvider(s.dialect, s.w.DB, sub, opts...)
+	db := s.w.DB
+	if s.dialect == goose.DialectSQLite3 {
+		// A handle of its own: goose holds a connection for the whole run,
+		// and a migration that rebuilds tables needs a second one (the
+		// writer has exactly one).
+		if db, err = sql.Open("sqlite", s.dsn+"&_txlock=immediate"); err != nil {
+			return nil, fmt.Errorf("migrations: %w", err)
+		}
+		db.SetMaxOpenConns(2)
+		defer db.Close()
+	}
+	p, err := goose.NewProvider(s.dialect, db, sub, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("migrations: %w", err)
 	}
-	res, err := p.Up(ctx)
+	var res []*goose.MigrationResult
+	if version > 0 {
+		res, err = p.UpTo(ctx, version)
+	} else {
+		res, err = p.Up(ctx)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("migrate: %w", err)
 	}

@@ -66,12 +66,12 @@ func TestSweep(t *testing.T) {
 	present := func(t *testing.T, want map[string]bool) {
 		t.Helper()
 		for token := range specs {
-			_, err := s.PushByToken(t.Context(), token)
+			_, err := s.PushByKey(t.Context(), token)
 			switch {
 			case want[token] && err != nil:
-				t.Errorf("%s: PushByToken: %v, want present", token, err)
+				t.Errorf("%s: PushByKey: %v, want present", token, err)
 			case !want[token] && !errors.Is(err, push.ErrNotFound):
-				t.Errorf("%s: PushByToken err = %v, want ErrNotFound", token, err)
+				t.Errorf("%s: PushByKey err = %v, want ErrNotFound", token, err)
 			}
 			if !want[token] {
 				if log := mustAudit(t, s, ids[token]); len(log) != 0 {
@@ -221,7 +221,7 @@ func TestSweepInChunks(t *testing.T) {
 		p.ExpireAfterDays = 1
 		var files []*push.File
 		if i%(byDays/withFile) == byDays/withFile-1 {
-			files = []*push.File{{BlobID: "blob" + p.URLToken, MetaSealed: []byte("meta"), KeySealed: []byte("key"), Size: 1}}
+			files = []*push.File{{BlobID: "blob" + p.TokenKey, MetaSealed: []byte("meta"), KeySealed: []byte("key"), Size: 1}}
 		}
 		if err := s.CreatePushWithFiles(t.Context(), p, ev(push.EventCreation, t0), files); err != nil {
 			t.Fatal(err)
@@ -236,7 +236,7 @@ func TestSweepInChunks(t *testing.T) {
 	for i := range byViews {
 		createPush(t, s, fmt.Sprintf("views%05d", i), nil)
 	}
-	if _, err := s.w.ExecContext(t.Context(), `UPDATE pushes SET view_count = expire_after_views WHERE url_token LIKE 'views%'`); err != nil {
+	if _, err := s.w.ExecContext(t.Context(), `UPDATE pushes SET view_count = expire_after_views WHERE token_key LIKE 'views%'`); err != nil {
 		t.Fatal(err)
 	}
 	for i := range active {
@@ -251,7 +251,7 @@ func TestSweepInChunks(t *testing.T) {
 		t.Helper()
 		if err := s.r.QueryRowContext(t.Context(), `SELECT
 			COALESCE(SUM(CASE WHEN expired = 1 AND payload IS NULL AND expired_on = $1 THEN 1 ELSE 0 END), 0),
-			COALESCE(SUM(CASE WHEN expired = 0 AND payload IS NOT NULL AND url_token LIKE 'active%' THEN 1 ELSE 0 END), 0)
+			COALESCE(SUM(CASE WHEN expired = 0 AND payload IS NOT NULL AND token_key LIKE 'active%' THEN 1 ELSE 0 END), 0)
 			FROM pushes`, ms(now)).Scan(&expired, &live); err != nil {
 			t.Fatal(err)
 		}
@@ -303,7 +303,7 @@ func TestSweepCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || got != (SweepResult{}) {
 		t.Fatalf("Sweep with a cancelled context = %+v, %v", got, err)
 	}
-	if mustLoad(t, s, p.URLToken).Expired {
+	if mustLoad(t, s, p.TokenKey).Expired {
 		t.Error("a cancelled sweep expired a push")
 	}
 }

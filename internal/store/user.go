@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -11,11 +12,18 @@ import (
 	"hush/internal/push"
 )
 
-// CreateUser adds an account. The email is stored lower-cased; a duplicate is
-// reported as push.CodeConflict.
+// newEpoch returns a fresh random auth epoch (see push.User.AuthEpoch).
+func newEpoch() string {
+	return rand.Text()
+}
+
+// CreateUser adds an account with a fresh auth epoch. The email is stored
+// lower-cased; a duplicate is reported as push.CodeConflict. Ids are never
+// reused (AUTOINCREMENT on SQLite, an identity column on PostgreSQL), so a
+// new account can never inherit what named a deleted one.
 func (s *Store) CreateUser(ctx context.Context, email, passwordHash string, now time.Time) (*push.User, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
-	u := &push.User{Email: email, PasswordHash: passwordHash, CreatedAt: now}
+	u := &push.User{Email: email, PasswordHash: passwordHash, AuthEpoch: newEpoch(), CreatedAt: now}
 	err := s.inTx(ctx, func(tx *Tx) error {
 		var exists int
 		err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE email = $1`, email).Scan(&exists)
@@ -25,8 +33,8 @@ func (s *Store) CreateUser(ctx context.Context, email, passwordHash string, now 
 		if !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("check email: %w", err)
 		}
-		err = tx.QueryRowContext(ctx, `INSERT INTO users (email, password_hash, created_at, updated_at)
-			VALUES ($1, $2, $3, $3) RETURNING id`, email, passwordHash, ms(now)).Scan(&u.ID)
+		err = tx.QueryRowContext(ctx, `INSERT INTO users (email, password_hash, auth_epoch, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $4) RETURNING id`, email, passwordHash, u.AuthEpoch, ms(now)).Scan(&u.ID)
 		if isUniqueViolation(err) {
 			return push.Errorf(push.CodeConflict, "a user with email %s already exists", email)
 		}
@@ -40,13 +48,13 @@ func (s *Store) CreateUser(ctx context.Context, email, passwordHash string, now 
 
 // UserByEmail finds an account; push.CodeNotFound when there is none.
 func (s *Store) UserByEmail(ctx context.Context, email string) (*push.User, error) {
-	return s.user(ctx, `SELECT id, email, password_hash, created_at FROM users WHERE email = $1`,
+	return s.user(ctx, `SELECT id, email, password_hash, auth_epoch, created_at FROM users WHERE email = $1`,
 		strings.ToLower(strings.TrimSpace(email)))
 }
 
 // UserByTokenDigest finds the owner of an API token by its SHA-256 digest.
 func (s *Store) UserByTokenDigest(ctx context.Context, digest string) (*push.User, error) {
-	return s.user(ctx, `SELECT u.id, u.email, u.password_hash, u.created_at
+	return s.user(ctx, `SELECT u.id, u.email, u.password_hash, u.auth_epoch, u.created_at
 		FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.digest = $1`, digest)
 }
 
@@ -55,7 +63,7 @@ func (s *Store) user(ctx context.Context, query string, arg any) (*push.User, er
 		u  push.User
 		at int64
 	)
-	err := s.r.QueryRowContext(ctx, query, arg).Scan(&u.ID, &u.Email, &u.PasswordHash, &at)
+	err := s.r.QueryRowContext(ctx, query, arg).Scan(&u.ID, &u.Email, &u.PasswordHash, &u.AuthEpoch, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, push.Errorf(push.CodeNotFound, "no such user")
 	}

@@ -12,31 +12,68 @@ import (
 
 // UserByID finds an account; push.CodeNotFound when there is none.
 func (s *Store) UserByID(ctx context.Context, id int64) (*push.User, error) {
-	return s.user(ctx, `SELECT id, email, password_hash, created_at FROM users WHERE id = $1`, id)
+	return s.user(ctx, `SELECT id, email, password_hash, auth_epoch, created_at FROM users WHERE id = $1`, id)
 }
 
-// SetPassword replaces a user's password hash.
-func (s *Store) SetPassword(ctx context.Context, userID int64, passwordHash string, now time.Time) error {
-	res, err := s.w.ExecContext(ctx, `UPDATE users SET password_hash = $1, updated_at = $2 WHERE id = $3`,
-		passwordHash, ms(now), userID)
+// SetPassword replaces a user's password hash and gives the account a new
+// auth epoch, in one transaction that also deletes every web session of the
+// account: a session signed in with the old password, stolen or not, ends.
+// It returns the new epoch, for the session of the caller to carry on with.
+func (s *Store) SetPassword(ctx context.Context, userID int64, passwordHash string, now time.Time) (string, error) {
+	epoch := newEpoch()
+	err := s.inTx(ctx, func(tx *Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $1, auth_epoch = $2, updated_at = $3 WHERE id = $4`,
+			passwordHash, epoch, ms(now), userID)
+		if err != nil {
+			return fmt.Errorf("set password: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return push.Errorf(push.CodeNotFound, "no such user")
+		}
+		return deleteSessionsOf(ctx, tx, userID)
+	})
 	if err != nil {
-		return fmt.Errorf("set password: %w", err)
+		return "", err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return push.Errorf(push.CodeNotFound, "no such user")
+	return epoch, nil
+}
+
+// RevokeSessions ends every web session of a user: the sessions are deleted
+// and the account gets a new auth epoch, so a session row that escaped the
+// delete (written by a request in flight) no longer signs anyone in.
+func (s *Store) RevokeSessions(ctx context.Context, userID int64, now time.Time) error {
+	return s.inTx(ctx, func(tx *Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE users SET auth_epoch = $1, updated_at = $2 WHERE id = $3`,
+			newEpoch(), ms(now), userID)
+		if err != nil {
+			return fmt.Errorf("revoke sessions: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return push.Errorf(push.CodeNotFound, "no such user")
+		}
+		return deleteSessionsOf(ctx, tx, userID)
+	})
+}
+
+func deleteSessionsOf(ctx context.Context, tx *Tx, userID int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1`, userID); err != nil {
+		return fmt.Errorf("delete sessions: %w", err)
 	}
 	return nil
 }
 
-// DeleteUser removes an account. Its API tokens, its pushes and their audit
-// logs go with it (ON DELETE CASCADE; foreign keys are on for SQLite).
+// DeleteUser removes an account. Its API tokens, its web sessions, its
+// pushes and their audit logs and files go with it (ON DELETE CASCADE;
+// foreign keys are on for SQLite). The id is never given to another account.
 func (s *Store) DeleteUser(ctx context.Context, userID int64) error {
 	return s.inTx(ctx, func(tx *Tx) error {
 		// Explicit deletes keep this right even where cascades are off.
 		for _, q := range []string{
 			`DELETE FROM audit_logs WHERE push_id IN (SELECT id FROM pushes WHERE user_id = $1)`,
+			`DELETE FROM push_files WHERE push_id IN (SELECT id FROM pushes WHERE user_id = $1)`,
 			`DELETE FROM pushes WHERE user_id = $1`,
 			`DELETE FROM api_tokens WHERE user_id = $1`,
+			`DELETE FROM sessions WHERE user_id = $1`,
 		} {
 			if _, err := tx.ExecContext(ctx, q, userID); err != nil {
 				return fmt.Errorf("delete user data: %w", err)

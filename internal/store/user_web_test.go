@@ -13,13 +13,13 @@ func TestSessions(t *testing.T) {
 	if _, found, err := s.FindSession(ctx, "d1", t0); err != nil || found {
 		t.Fatalf("missing session: found %v, err %v", found, err)
 	}
-	if err := s.CommitSession(ctx, "d1", []byte("one"), t0.Add(time.Hour)); err != nil {
+	if err := s.CommitSession(ctx, "d1", 0, []byte("one"), t0.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CommitSession(ctx, "d1", []byte("two"), t0.Add(time.Hour)); err != nil {
+	if err := s.CommitSession(ctx, "d1", 0, []byte("two"), t0.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CommitSession(ctx, "d2", []byte("old"), t0.Add(time.Minute)); err != nil {
+	if err := s.CommitSession(ctx, "d2", 0, []byte("old"), t0.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	if b, found, err := s.FindSession(ctx, "d1", t0); err != nil || !found || string(b) != "two" {
@@ -53,12 +53,12 @@ func TestDeleteUserDeletesPushes(t *testing.T) {
 		t.Fatalf("HasToken = %v, %v", ok, err)
 	}
 	yes := true
-	p := &push.Push{URLToken: "tok1", Kind: push.KindText, UserID: u.ID, PayloadSealed: []byte("x"),
+	p := &push.Push{TokenKey: "tok1", Kind: push.KindText, UserID: u.ID, PayloadSealed: []byte("x"),
 		ExpireAfterDays: 1, ExpireAfterViews: 1, DeletableByViewer: &yes, CreatedAt: t0, UpdatedAt: t0}
 	if err := s.CreatePush(ctx, p, ev(push.EventCreation, t0)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetPassword(ctx, u.ID, "h2", t0); err != nil {
+	if _, err := s.SetPassword(ctx, u.ID, "h2", t0); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := s.UserByID(ctx, u.ID); err != nil || got.PasswordHash != "h2" {
@@ -67,7 +67,7 @@ func TestDeleteUserDeletesPushes(t *testing.T) {
 	if err := s.DeleteUser(ctx, u.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PushByToken(ctx, "tok1"); push.ErrorCode(err) != push.CodeNotFound {
+	if _, err := s.PushByKey(ctx, "tok1"); push.ErrorCode(err) != push.CodeNotFound {
 		t.Errorf("push of a deleted user: %v", err)
 	}
 	var n int

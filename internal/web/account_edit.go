@@ -1,7 +1,10 @@
 package web
 
 import (
+	"errors"
 	"net/http"
+
+	"hush/internal/push"
 )
 
 // accountView is what edit.html shows.
@@ -19,7 +22,31 @@ func (s *Server) accountForm(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, "edit.html", page{Title: "Your account", User: u, Data: accountView{Email: u.Email}})
 }
 
-// changePassword serves POST /users/password.
+// accountError shows the account page again for an error a person can act
+// on (a wrong current password, a rejected new one, too many attempts) and
+// reports whether it did.
+func (s *Server) accountError(w http.ResponseWriter, r *http.Request, u *push.User, err error, wrongPassword string) bool {
+	var e *push.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	p := page{Title: "Your account", User: u, Data: accountView{Email: u.Email}, RetryAfter: e.RetryAfter}
+	switch {
+	case e.Code == push.CodeTooMany:
+		p.Status, p.Error = http.StatusTooManyRequests, e.Message
+	case e.Code == push.CodeInvalid && e.Fields["current_password"] != nil:
+		p.Status, p.Error = http.StatusUnauthorized, wrongPassword
+	case e.Code == push.CodeInvalid:
+		p.Status, p.Error = http.StatusUnprocessableEntity, fieldMessage(err)
+	default:
+		return false
+	}
+	s.render(w, r, "edit.html", p)
+	return true
+}
+
+// changePassword serves POST /users/password. Every other session of the
+// account ends; this one carries on with a new token.
 func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) {
 	u := s.requireUser(w, r)
 	if u == nil {
@@ -29,35 +56,25 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
 		return
 	}
-	again := func(status int, msg, notice string) {
-		s.render(w, r, "edit.html", page{Title: "Your account", User: u, Status: status, Error: msg,
-			Data: accountView{Email: u.Email, Notice: notice}})
-	}
-	if !s.checkPassword(r.Context(), u, r.PostForm.Get("current_password")) {
-		again(http.StatusUnauthorized, "The current password is not correct.", "")
+	f := r.PostForm
+	changed, err := s.Service.ChangePassword(r.Context(), u, f.Get("current_password"), f.Get("password"),
+		f.Get("password_confirmation"), s.meta(r))
+	if s.accountError(w, r, u, err, "The current password is not correct.") {
 		return
 	}
-	pw := r.PostForm.Get("password")
-	if msg := newPasswordError(pw, r.PostForm.Get("password_confirmation")); msg != "" {
-		again(http.StatusUnprocessableEntity, msg, "")
-		return
-	}
-	hash, err := s.Service.Argon.HashPassword(r.Context(), pw)
 	if err == nil {
-		err = s.Service.Store.SetPassword(r.Context(), u.ID, hash, s.Service.Now().UTC())
-	}
-	if err == nil {
-		err = s.sessions.RenewToken(r.Context())
+		err = s.signIn(r, changed)
 	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	again(http.StatusOK, "", "Your password has been changed.")
+	s.render(w, r, "edit.html", page{Title: "Your account", User: changed,
+		Data: accountView{Email: changed.Email, Notice: "Your password has been changed. Every other session of your account has been signed out."}})
 }
 
-// deleteAccount serves POST /users/delete: the account, its tokens, pushes
-// and their audit logs are deleted.
+// deleteAccount serves POST /users/delete: the account, its tokens,
+// sessions, pushes and their audit logs are deleted.
 func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request) {
 	u := s.requireUser(w, r)
 	if u == nil {
@@ -67,16 +84,14 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
 		return
 	}
-	if !s.checkPassword(r.Context(), u, r.PostForm.Get("current_password")) {
-		s.render(w, r, "edit.html", page{Title: "Your account", User: u, Status: http.StatusUnauthorized,
-			Error: "The password is not correct; the account was not deleted.", Data: accountView{Email: u.Email}})
+	err := s.Service.DeleteAccount(r.Context(), u, r.PostForm.Get("current_password"), s.meta(r))
+	if s.accountError(w, r, u, err, "The password is not correct; the account was not deleted.") {
 		return
 	}
-	if err := s.Service.Store.DeleteUser(r.Context(), u.ID); err != nil {
-		s.fail(w, r, err)
-		return
+	if err == nil {
+		err = s.sessions.Destroy(r.Context())
 	}
-	if err := s.sessions.Destroy(r.Context()); err != nil {
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}

@@ -37,7 +37,7 @@ func TestCreateAnonymousAndPreview(t *testing.T) {
 		t.Fatalf("create: %d %q\n%s", r.status, r.header.Get("Location"), r.body)
 	}
 	tok := strings.TrimSuffix(strings.TrimPrefix(r.header.Get("Location"), "/p/"), "/preview")
-	p, err := h.svc.Store.PushByToken(context.Background(), tok)
+	p, err := h.svc.Lookup(context.Background(), tok)
 	if err != nil || p.ExpireAfterDays != 3 || p.ExpireAfterViews != 2 || !p.RetrievalStep || !*p.DeletableByViewer || p.UserID != 0 {
 		t.Fatalf("stored push %+v, %v", p, err)
 	}
@@ -53,7 +53,7 @@ func TestCreateAnonymousAndPreview(t *testing.T) {
 	// Unchecked boxes mean false, not the defaults.
 	r = c.post("/", url.Values{"kind": {"text"}, "payload": {"x"}, "expire_after_days": {"1"}, "expire_after_views": {"1"}})
 	tok = strings.TrimSuffix(strings.TrimPrefix(r.header.Get("Location"), "/p/"), "/preview")
-	p, _ = h.svc.Store.PushByToken(context.Background(), tok)
+	p, _ = h.svc.Lookup(context.Background(), tok)
 	if p.RetrievalStep || *p.DeletableByViewer {
 		t.Errorf("unchecked boxes stored as retrieval %v, deletable %v", p.RetrievalStep, *p.DeletableByViewer)
 	}
@@ -106,7 +106,7 @@ func TestCreateFollowsSettings(t *testing.T) {
 		t.Fatalf("create: %d\n%s", r.status, r.body)
 	}
 	tok := strings.TrimSuffix(strings.TrimPrefix(r.header.Get("Location"), "/p/"), "/preview")
-	p, _ := h.svc.Store.PushByToken(context.Background(), tok)
+	p, _ := h.svc.Lookup(context.Background(), tok)
 	if p.UserID == 0 || p.RetrievalStep || p.Name != "db password" {
 		t.Errorf("stored %+v", p)
 	}

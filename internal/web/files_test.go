@@ -80,7 +80,7 @@ func TestFilePushThroughTheForm(t *testing.T) {
 		t.Fatalf("create: %d %q\n%s", r.status, r.header.Get("Location"), r.body)
 	}
 	tok := strings.TrimSuffix(strings.TrimPrefix(r.header.Get("Location"), "/p/"), "/preview")
-	p, err := h.svc.Store.PushByToken(context.Background(), tok)
+	p, err := h.svc.Lookup(context.Background(), tok)
 	if err != nil || p.Kind != push.KindFile || p.UserID == 0 || p.ExpireAfterViews != 2 {
 		t.Fatalf("stored %+v, %v", p, err)
 	}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"html/template"
 	"net/http"
 
 	"hush/internal/push"
@@ -42,7 +43,8 @@ func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) {
 		again(http.StatusUnprocessableEntity, "Please enter the passphrase.", nil)
 		return
 	}
-	res, err := s.Service.Retrieve(r.Context(), token, pass, s.currentUser(r), s.meta(r))
+	var qr template.HTML
+	res, err := s.Service.RetrieveWith(r.Context(), s.retrieveRequest(r, token, pass, &qr))
 	var e *push.Error
 	switch {
 	case errors.Is(err, service.ErrPassphrase):
@@ -52,6 +54,6 @@ func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.fail(w, r, err)
 	default:
-		s.showRetrieval(w, r, res)
+		s.showRetrieval(w, r, res, qr)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"hush/internal/httpx"
 	"hush/internal/push"
 )
 
@@ -114,7 +115,7 @@ func (s *Server) expiredPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var e *push.Error
 	if !errors.As(err, &e) {
-		s.Log.Error("web request failed", "path", redact(r.URL.Path), "err", err)
+		s.Log.Error("web request failed", "path", httpx.RedactPath(r.URL.Path), "err", err)
 		s.renderError(w, r, http.StatusInternalServerError, "Something went wrong",
 			"The server could not complete this request. Please try again later.")
 		return
@@ -131,6 +132,12 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 			Data: e.Message, RetryAfter: e.RetryAfter})
 	case push.CodeTooLarge:
 		s.renderError(w, r, http.StatusRequestEntityTooLarge, "Too large", "The form was too large.")
+	case push.CodeInvalid:
+		msg := fieldMessage(err)
+		if msg == "" {
+			msg = e.Message
+		}
+		s.renderError(w, r, http.StatusUnprocessableEntity, "This cannot be done", msg)
 	default:
 		s.renderError(w, r, http.StatusBadRequest, "Bad request", e.Error())
 	}
@@ -143,17 +150,4 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 // redirect answers 303 See Other, the right answer to a form POST.
 func redirect(w http.ResponseWriter, r *http.Request, to string) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
-}
-
-// redact hides the url_token of a path in logs: a token is a capability.
-func redact(p string) string {
-	rest, ok := strings.CutPrefix(p, "/p/")
-	if !ok {
-		return p
-	}
-	_, tail, _ := strings.Cut(rest, "/")
-	if tail != "" {
-		tail = "/" + tail
-	}
-	return "/p/:token" + tail
 }

@@ -123,8 +123,9 @@ func (s *Server) Handler() http.Handler {
 }
 
 // CSP is the Content-Security-Policy of every page: scripts, styles and
-// images only from this origin, nothing inline, never framed.
-const CSP = "default-src 'self'; frame-ancestors 'none'; base-uri 'none'"
+// images only from this origin, nothing inline, never framed, and forms
+// that post only here.
+const CSP = "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
 // securityHeaders marks every response as uncacheable, unindexed and
 // unframeable, and applies the CSP. Static assets may be cached.

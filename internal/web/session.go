@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/alexedwards/scs/v2"
+
 	"hush/internal/push"
 	"hush/internal/secure"
 	"hush/internal/store"
@@ -13,6 +15,8 @@ import (
 
 // sessionStore keeps scs sessions in our own table, keyed by the SHA-256
 // digest of the cookie's token, so a database dump holds no usable session.
+// Each row also names the user signed in, so that the account's sessions
+// end with it (deleted, password changed, sessions revoked).
 type sessionStore struct {
 	st  *store.Store
 	now func() time.Time
@@ -23,7 +27,11 @@ func (s *sessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool,
 }
 
 func (s *sessionStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
-	return s.st.CommitSession(ctx, secure.TokenDigest(token), b, expiry)
+	var userID int64
+	if _, values, err := (scs.GobCodec{}).Decode(b); err == nil {
+		userID, _ = values[keyUserID].(int64)
+	}
+	return s.st.CommitSession(ctx, secure.TokenDigest(token), userID, b, expiry)
 }
 
 func (s *sessionStore) DeleteCtx(ctx context.Context, token string) error {
@@ -45,37 +53,44 @@ func (s *sessionStore) Delete(token string) error {
 // Session keys.
 const (
 	keyUserID  = "user_id"
-	keyCreated = "created" // url_tokens of pushes created in this session
+	keyEpoch   = "auth_epoch" // the account's auth epoch when it signed in
+	keyCreated = "created"    // token keys of pushes created in this session
 	maxCreated = 20
 )
 
-// currentUser is the signed-in user, or nil.
+// currentUser is the signed-in user, or nil. A session is honoured only
+// while the account's auth epoch is the one it signed in with.
 func (s *Server) currentUser(r *http.Request) *push.User {
-	id := s.sessions.GetInt64(r.Context(), keyUserID)
+	ctx := r.Context()
+	id := s.sessions.GetInt64(ctx, keyUserID)
 	if id == 0 {
 		return nil
 	}
-	u, err := s.Service.Store.UserByID(r.Context(), id)
+	u, err := s.Service.SessionUser(ctx, id, s.sessions.GetString(ctx, keyEpoch))
 	if err != nil {
+		s.Log.ErrorContext(ctx, "load session user", "err", err)
 		return nil
 	}
 	return u
 }
 
-// signIn renews the session token (against fixation) and binds the user.
+// signIn renews the session token (against fixation) and binds the user
+// and its auth epoch.
 func (s *Server) signIn(r *http.Request, u *push.User) error {
 	if err := s.sessions.RenewToken(r.Context()); err != nil {
 		return err
 	}
 	s.sessions.Put(r.Context(), keyUserID, u.ID)
+	s.sessions.Put(r.Context(), keyEpoch, u.AuthEpoch)
 	return nil
 }
 
 // rememberCreated records that this session created the push, so that its
-// preview page is shown to the creator only.
+// preview page is shown to the creator only. The session keeps the token's
+// key, not the token: session rows hold no secret link.
 func (s *Server) rememberCreated(r *http.Request, token string) {
 	list, _ := s.sessions.Get(r.Context(), keyCreated).([]string)
-	list = append(list, token)
+	list = append(list, secure.TokenKey(token))
 	if len(list) > maxCreated {
 		list = list[len(list)-maxCreated:]
 	}
@@ -85,5 +100,5 @@ func (s *Server) rememberCreated(r *http.Request, token string) {
 // createdHere reports whether this session created the push.
 func (s *Server) createdHere(r *http.Request, token string) bool {
 	list, _ := s.sessions.Get(r.Context(), keyCreated).([]string)
-	return slices.Contains(list, token)
+	return slices.Contains(list, secure.TokenKey(token))
 }

@@ -29,13 +29,36 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/p/"+token+"/passphrase", http.StatusFound)
 		return
 	}
-	res, err := s.Service.Retrieve(r.Context(), token, "", s.currentUser(r), s.meta(r))
+	var qr template.HTML
+	res, err := s.Service.RetrieveWith(r.Context(), s.retrieveRequest(r, token, "", &qr))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.showRetrieval(w, r, res)
+	s.showRetrieval(w, r, res, qr)
 }
+
+// retrieveRequest is the retrieval a recipient's page makes. A QR push is
+// drawn before its view is claimed (into *qr): a payload that cannot be
+// drawn fails the request with no view used.
+func (s *Server) retrieveRequest(r *http.Request, token, passphrase string, qr *template.HTML) service.RetrieveRequest {
+	return service.RetrieveRequest{Token: token, Passphrase: passphrase, User: s.currentUser(r), Meta: s.meta(r),
+		Check: func(kind push.Kind, payload string) error {
+			if kind != push.KindQR {
+				return nil
+			}
+			svg, err := qrSVG(payload, "QR code of the secret")
+			if err != nil {
+				return errUndrawable
+			}
+			*qr = svg
+			return nil
+		}}
+}
+
+// errUndrawable refuses a QR push whose payload cannot be drawn (created
+// before such payloads were refused at creation).
+var errUndrawable = &push.Error{Code: push.CodeInvalid, Message: "This QR code cannot be drawn: its text is too long for a QR code."}
 
 // secretView is what secret.html shows.
 type secretView struct {
@@ -59,17 +82,20 @@ type fileView struct {
 }
 
 // showRetrieval renders the outcome of a retrieval: the expired page, a
-// redirect for a URL push, or the secret.
-func (s *Server) showRetrieval(w http.ResponseWriter, r *http.Request, res *service.Retrieval) {
+// redirect for a URL push, or the secret (with the QR code drawn before the
+// view was claimed).
+func (s *Server) showRetrieval(w http.ResponseWriter, r *http.Request, res *service.Retrieval, qr template.HTML) {
 	if res.Payload == nil {
 		s.expiredPage(w, r)
 		return
 	}
 	p := res.Push
-	if p.Kind == push.KindURL {
+	if p.Kind == push.KindURL && r.Method == http.MethodGet {
 		http.Redirect(w, r, *res.Payload, http.StatusSeeOther)
 		return
 	}
+	// After the passphrase form, a URL push is shown as a link: the pages'
+	// CSP (form-action 'self') stops a form's redirect to another site.
 	v := secretView{
 		Token:     p.URLToken,
 		Kind:      string(p.Kind),
@@ -83,14 +109,7 @@ func (s *Server) showRetrieval(w http.ResponseWriter, r *http.Request, res *serv
 		v.Files = append(v.Files, fileView{Name: f.Name, Size: humanSize(f.Size),
 			URL: s.origin(r) + "/api/v2/files/" + f.Token + "/" + url.PathEscape(f.Name)})
 	}
-	if p.Kind == push.KindQR {
-		svg, err := qrSVG(v.Payload, "QR code of the secret")
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		v.QR = svg
-	}
+	v.QR = qr
 	s.render(w, r, "secret.html", page{Title: "Your secret", Data: v})
 }
 

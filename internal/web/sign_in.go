@@ -1,8 +1,10 @@
 package web
 
 import (
+	"errors"
 	"net/http"
-	"strings"
+
+	"hush/internal/push"
 )
 
 // signInView is what sign_in.html shows again after an error.
@@ -28,8 +30,9 @@ func (s *Server) signInForm(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, "sign_in.html", page{Title: "Sign in", Data: signInView{}})
 }
 
-// signInSubmit serves POST /users/sign_in. Attempts are limited per client
-// IP and per email address; the session token is renewed on success.
+// signInSubmit serves POST /users/sign_in. Attempts are limited per client,
+// per client and email, and per email (service.SignIn); the session token is
+// renewed on success.
 func (s *Server) signInSubmit(w http.ResponseWriter, r *http.Request) {
 	if s.loginsDisabled(w, r) {
 		return
@@ -38,30 +41,23 @@ func (s *Server) signInSubmit(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
 		return
 	}
-	email := strings.ToLower(strings.TrimSpace(r.PostForm.Get("email")))
-	pw := r.PostForm.Get("password")
+	email := r.PostForm.Get("email")
 	view := signInView{Email: email}
-	wait, err := s.Service.AllowSignIn(r.Context(), s.clientIP(r), email)
+	u, err := s.Service.SignIn(r.Context(), email, r.PostForm.Get("password"), s.meta(r))
+	var e *push.Error
+	if errors.As(err, &e) && (e.Code == push.CodeTooMany || e.Code == push.CodeUnauthenticated) {
+		status := http.StatusUnauthorized
+		if e.Code == push.CodeTooMany {
+			status = http.StatusTooManyRequests
+		}
+		s.render(w, r, "sign_in.html", page{Title: "Sign in", Status: status, RetryAfter: e.RetryAfter,
+			Error: e.Message, Data: view})
+		return
+	}
+	if err == nil {
+		err = s.signIn(r, u)
+	}
 	if err != nil {
-		s.Log.ErrorContext(r.Context(), "sign-in limit", "err", err)
-		s.renderError(w, r, http.StatusInternalServerError, "Something went wrong", "Please try again.")
-		return
-	}
-	if wait > 0 {
-		s.render(w, r, "sign_in.html", page{Title: "Sign in", Status: http.StatusTooManyRequests, RetryAfter: wait,
-			Error: "Too many sign-in attempts. Please wait a minute and try again.", Data: view})
-		return
-	}
-	u, err := s.Service.Store.UserByEmail(r.Context(), email)
-	if err != nil {
-		s.wasteVerify(r.Context(), pw)
-	}
-	if err != nil || !s.checkPassword(r.Context(), u, pw) {
-		s.render(w, r, "sign_in.html", page{Title: "Sign in", Status: http.StatusUnauthorized,
-			Error: "Invalid email or password.", Data: view})
-		return
-	}
-	if err := s.signIn(r, u); err != nil {
 		s.fail(w, r, err)
 		return
 	}

@@ -1,8 +1,8 @@
 package web
 
 import (
+	"errors"
 	"net/http"
-	"strings"
 
 	"hush/internal/push"
 )
@@ -10,10 +10,20 @@ import (
 // signUpView is what sign_up.html shows again after an error.
 type signUpView struct{ Email string }
 
+// signUpsClosed answers the sign-up pages when accounts cannot be created
+// here: sign-ups are disabled, or sign-ins are (an account that cannot sign
+// in must not come with a signed-in session either).
+func (s *Server) signUpsClosed(w http.ResponseWriter, r *http.Request) bool {
+	if s.DisableSignups || s.DisableLogins {
+		s.renderError(w, r, http.StatusForbidden, "Sign-ups are disabled", "New accounts cannot be created on this server.")
+		return true
+	}
+	return false
+}
+
 // signUpForm serves GET /users/sign_up.
 func (s *Server) signUpForm(w http.ResponseWriter, r *http.Request) {
-	if s.DisableSignups {
-		s.renderError(w, r, http.StatusForbidden, "Sign-ups are disabled", "New accounts cannot be created on this server.")
+	if s.signUpsClosed(w, r) {
 		return
 	}
 	if s.currentUser(r) != nil {
@@ -25,43 +35,33 @@ func (s *Server) signUpForm(w http.ResponseWriter, r *http.Request) {
 
 // signUpSubmit serves POST /users/sign_up: create the account and sign in.
 func (s *Server) signUpSubmit(w http.ResponseWriter, r *http.Request) {
-	if s.DisableSignups {
-		s.renderError(w, r, http.StatusForbidden, "Sign-ups are disabled", "New accounts cannot be created on this server.")
+	if s.signUpsClosed(w, r) {
 		return
 	}
 	if err := parseForm(w, r); err != nil {
 		s.renderError(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
 		return
 	}
-	email := strings.ToLower(strings.TrimSpace(r.PostForm.Get("email")))
-	pw := r.PostForm.Get("password")
-	again := func(msg string) {
-		s.render(w, r, "sign_up.html", page{Title: "Sign up", Error: msg, Status: http.StatusUnprocessableEntity,
-			Data: signUpView{Email: email}})
-	}
-	if !validEmail(email) {
-		again("Please enter a valid email address.")
+	f := r.PostForm
+	u, err := s.Service.SignUp(r.Context(), f.Get("email"), f.Get("password"), f.Get("password_confirmation"), s.meta(r))
+	var e *push.Error
+	if errors.As(err, &e) && (e.Code == push.CodeInvalid || e.Code == push.CodeTooMany) {
+		status := http.StatusUnprocessableEntity
+		if e.Code == push.CodeTooMany {
+			status = http.StatusTooManyRequests
+		}
+		msg := fieldMessage(err)
+		if msg == "" {
+			msg = e.Message
+		}
+		s.render(w, r, "sign_up.html", page{Title: "Sign up", Error: msg, Status: status, RetryAfter: e.RetryAfter,
+			Data: signUpView{Email: f.Get("email")}})
 		return
 	}
-	if msg := newPasswordError(pw, r.PostForm.Get("password_confirmation")); msg != "" {
-		again(msg)
-		return
-	}
-	hash, err := s.Service.Argon.HashPassword(r.Context(), pw)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	u, err := s.Service.Store.CreateUser(r.Context(), email, hash, s.Service.Now().UTC())
-	if push.ErrorCode(err) == push.CodeConflict {
-		again("An account with this email address already exists.")
-		return
+	if err == nil {
+		err = s.signIn(r, u)
 	}
 	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if err := s.signIn(r, u); err != nil {
 		s.fail(w, r, err)
 		return
 	}

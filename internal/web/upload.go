@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"mime"
 	"net/http"
 	"net/url"
 	"time"
@@ -32,14 +33,22 @@ var (
 // each file part named "files" goes straight into the file store. Files
 // beyond Settings.MaxFileUploads are counted but not stored, so the create
 // fails with the usual message.
+//
+// Only a visitor who may attach files may send a body the size of its files,
+// and only once a file's contents begin does the read deadline stretch to
+// uploadDeadline; anyone else gets the form limit and the server's read
+// timeout.
 func (s *Server) parseCreateMultipart(w http.ResponseWriter, r *http.Request, u *push.User) (url.Values, service.FileSet, error) {
-	http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadDeadline))
-	r.Body = http.MaxBytesReader(w, r.Body, s.Service.MaxPushSize+maxForm)
-	mr, err := r.MultipartReader()
-	if err != nil {
+	limit := int64(maxForm)
+	if s.filesAllowed(u) {
+		limit += s.Service.MaxPushSize
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || params["boundary"] == "" {
 		return nil, service.FileSet{}, service.ErrFormMalformed
 	}
-	form, set, _, err := s.Service.StreamForm(r.Context(), mr, service.FormRules{
+	form, set, _, err := s.Service.StreamForm(r.Context(), r.Body, params["boundary"], service.FormRules{
 		IsFileField:   func(name string) bool { return name == "files" },
 		MaxFieldBytes: maxForm,
 		Allow: func(count int) (bool, error) {
@@ -48,6 +57,9 @@ func (s *Server) parseCreateMultipart(w http.ResponseWriter, r *http.Request, u 
 				return false, errFilesSignIn
 			case !s.filesAllowed(u):
 				return false, errFilesOff
+			}
+			if count == 1 {
+				http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadDeadline))
 			}
 			return count <= s.Service.Settings.MaxFileUploads, nil
 		},

@@ -1,0 +1,54 @@
+package httpx
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRedactPath(t *testing.T) {
+	const tok = "AZrJ7w3mQ9kPzT4uVb8xLc2nDe5fGh"
+	cases := []struct{ in, want string }{
+		{"/api/v2/pushes/abc/audit", "/api/v2/pushes/:token/audit"},
+		{"/p/abc.json", "/p/:token"},
+		{"/p/abc/r.json", "/p/:token/r.json"},
+		{"/f/abc/preview.json", "/f/:token/preview.json"},
+		{"/r/abc.json", "/r/:token"},
+		{"/p/active.json", "/p/active.json"},
+		{"/f/expired.json", "/f/expired.json"},
+		{"/p.json", "/p.json"},
+		{"/api/v2/version", "/api/v2/version"},
+		{"/api/v2/files/AVi15tExrIXE/na%C3%AFve.txt", "/api/v2/files/:token"},
+		// Shapes the router redirects to their canonical form.
+		{"//p/" + tok, "/p/:token"},
+		{"/api/v2//pushes/" + tok, "/api/v2/pushes/:token"},
+		{"/api/v2/pushes//" + tok + "/preview", "/api/v2/pushes/:token/preview"},
+		{"/x/../p/" + tok, "/p/:token"},
+		{"/p/./" + tok + "/r", "/p/:token/r"},
+		{"///p///" + tok + "//passphrase", "/p/:token/passphrase"},
+		{"/p/" + tok + "/", "/p/:token/"},
+		{"//api/v2/files/" + tok + "/a.txt", "/api/v2/files/:token"},
+	}
+	for _, c := range cases {
+		got := RedactPath(c.in)
+		if got != c.want {
+			t.Errorf("RedactPath(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if strings.Contains(got, tok) {
+			t.Errorf("RedactPath(%q) = %q keeps the token", c.in, got)
+		}
+	}
+}
+
+func TestRedactUnmatched(t *testing.T) {
+	for in, want := range map[string]string{
+		"/":                     "/",
+		"/nothing":              "/nothing",
+		"/P/secret-token":       "/P/…",
+		"//q//secret/more":      "/q/…",
+		"/API/v2/pushes/secret": "/API/…",
+	} {
+		if got := RedactUnmatched(in); got != want {
+			t.Errorf("RedactUnmatched(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,197 @@
+package service
+
+import (
+	"context"
+	"crypto/subtle"
+	"net/mail"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"hush/internal/push"
+	"hush/internal/store"
+)
+
+// Account rules, the same for the sign-up form and `hush user create`.
+const (
+	MinPassword = 8   // characters
+	MaxPassword = 256 // characters
+	maxEmail    = 254 // bytes
+)
+
+// Messages of the account pages and verbs.
+const (
+	MsgBadEmail        = "Please enter a valid email address."
+	MsgBadCredentials  = "Invalid email or password."
+	MsgWrongPassword   = "The current password is not correct."
+	MsgEmailTaken      = "An account with this email address already exists."
+	msgPasswordShort   = "The password must be at least 8 characters long."
+	msgPasswordLong    = "The password must be at most 256 characters long."
+	msgPasswordConfirm = "The password and its confirmation do not match."
+)
+
+// NormalizeEmail is the form an email address is stored and looked up in.
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// ValidEmail accepts a plain address such as a@b.example: no display name,
+// no spaces or angle brackets, a dot in the domain, at most 254 bytes.
+func ValidEmail(email string) bool {
+	if len(email) > maxEmail || strings.ContainsAny(email, " <>\"") {
+		return false
+	}
+	a, err := mail.ParseAddress(email)
+	return err == nil && a.Address == email && strings.Contains(email[strings.LastIndex(email, "@"):], ".")
+}
+
+// PasswordError checks a new password (counted in characters) and its
+// confirmation; "" when it is acceptable.
+func PasswordError(pw, confirm string) string {
+	n := utf8.RuneCountInString(pw)
+	switch {
+	case n < MinPassword:
+		return msgPasswordShort
+	case n > MaxPassword:
+		return msgPasswordLong
+	case pw != confirm:
+		return msgPasswordConfirm
+	}
+	return ""
+}
+
+func invalid(field, msg string) error {
+	return &push.Error{Code: push.CodeInvalid, Message: msg, Fields: map[string][]string{field: {msg}}}
+}
+
+// SignUp creates an account and returns it. The email and password rules
+// come first, then the client's sign-up allowance (every attempt counts, so
+// the form cannot be used to sweep for which addresses have accounts), then
+// the password is hashed before the address is checked, so a taken address
+// answers no faster than a free one.
+func (s *Service) SignUp(ctx context.Context, email, password, confirm string, m Meta) (*push.User, error) {
+	email = NormalizeEmail(email)
+	if !ValidEmail(email) {
+		return nil, invalid("email", MsgBadEmail)
+	}
+	if msg := PasswordError(password, confirm); msg != "" {
+		return nil, invalid("password", msg)
+	}
+	now := s.now()
+	if _, err := s.reserve(ctx, now, tooManySignUps, store.Limit{
+		Bucket: bucket("signup-client", clientKey(m.IP)), Max: signUpPerClient, Window: signUpPerClientWindow}); err != nil {
+		return nil, err
+	}
+	hash, err := s.Argon.HashPassword(ctx, password)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.Store.CreateUser(ctx, email, hash, now)
+	if push.ErrorCode(err) == push.CodeConflict {
+		return nil, invalid("email", MsgEmailTaken)
+	}
+	return u, err
+}
+
+// SignIn checks an email and password. Each attempt reserves its slots
+// under the sign-in limits before any password is hashed, and gives them
+// back when it succeeds. An unknown email costs the same Argon2id work as a
+// wrong password.
+func (s *Service) SignIn(ctx context.Context, email, password string, m Meta) (*push.User, error) {
+	email = NormalizeEmail(email)
+	sl, err := s.reserve(ctx, s.now(), tooManySignIns, signInLimits(clientKey(m.IP), email)...)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.Store.UserByEmail(ctx, email)
+	if push.ErrorCode(err) == push.CodeNotFound {
+		s.wasteVerify(ctx, password)
+		return nil, &push.Error{Code: push.CodeUnauthenticated, Message: MsgBadCredentials}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !s.verify(ctx, u, password) {
+		return nil, &push.Error{Code: push.CodeUnauthenticated, Message: MsgBadCredentials}
+	}
+	return u, s.release(ctx, sl)
+}
+
+// checkPassword verifies a signed-in user's current password, under the
+// sign-in limits: a stolen session cannot guess its way to the password.
+func (s *Service) checkPassword(ctx context.Context, u *push.User, password string, m Meta) error {
+	sl, err := s.reserve(ctx, s.now(), tooManySignIns, signInLimits(clientKey(m.IP), u.Email)...)
+	if err != nil {
+		return err
+	}
+	if !s.verify(ctx, u, password) {
+		return invalid("current_password", MsgWrongPassword)
+	}
+	return s.release(ctx, sl)
+}
+
+// ChangePassword replaces u's password after checking the current one. Every
+// web session of the account ends (a stolen session cookie included); the
+// returned user carries the new auth epoch for the caller's own session.
+func (s *Service) ChangePassword(ctx context.Context, u *push.User, current, password, confirm string, m Meta) (*push.User, error) {
+	if err := s.checkPassword(ctx, u, current, m); err != nil {
+		return nil, err
+	}
+	if msg := PasswordError(password, confirm); msg != "" {
+		return nil, invalid("password", msg)
+	}
+	hash, err := s.Argon.HashPassword(ctx, password)
+	if err != nil {
+		return nil, err
+	}
+	epoch, err := s.Store.SetPassword(ctx, u.ID, hash, s.now())
+	if err != nil {
+		return nil, err
+	}
+	changed := *u
+	changed.PasswordHash, changed.AuthEpoch = hash, epoch
+	return &changed, nil
+}
+
+// DeleteAccount deletes u after checking its password: its tokens, sessions,
+// pushes, audit logs and files go with it.
+func (s *Service) DeleteAccount(ctx context.Context, u *push.User, password string, m Meta) error {
+	if err := s.checkPassword(ctx, u, password, m); err != nil {
+		return err
+	}
+	return s.Store.DeleteUser(ctx, u.ID)
+}
+
+// SessionUser returns the account a web session names, if the session was
+// signed in with the account's current auth epoch; nil otherwise (the
+// account is gone, its password changed or its sessions were revoked).
+func (s *Service) SessionUser(ctx context.Context, id int64, epoch string) (*push.User, error) {
+	if id == 0 || epoch == "" {
+		return nil, nil
+	}
+	u, err := s.Store.UserByID(ctx, id)
+	if push.ErrorCode(err) == push.CodeNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if subtle.ConstantTimeCompare([]byte(u.AuthEpoch), []byte(epoch)) != 1 {
+		return nil, nil
+	}
+	return u, nil
+}
+
+func (s *Service) verify(ctx context.Context, u *push.User, password string) bool {
+	ok, err := s.Argon.VerifyPassword(ctx, password, u.PasswordHash)
+	return err == nil && ok
+}
+
+var dummyHash struct {
+	once sync.Once
+	hash string
+}
+
+// wasteVerify spends the time a real password check takes.
+func (s *Service) wasteVerify(ctx context.Context, password string) {
+	dummyHash.once.Do(func() { dummyHash.hash, _ = s.Argon.HashPassword(ctx, "not the password") })
+	s.Argon.VerifyPassword(ctx, password, dummyHash.hash)
+}

@@ -1,0 +1,183 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"hush/internal/push"
+	"hush/internal/ratelimit"
+	"hush/internal/store"
+)
+
+// Every limit on guessing or on expensive work follows one rule:
+//
+//   - reserve before the work: the attempt takes its slot first, atomically
+//     (store.Reserve), so requests that arrive together cannot all pass a
+//     check that was made before any of them was counted;
+//   - count in the database, so every instance shares the counters;
+//   - key it so that a stranger cannot lock out the legitimate user: by the
+//     client (its address, an IPv6 client by its /64) and the thing
+//     guessed at, with a higher ceiling per thing for many clients together;
+//   - release the slot when the work shows the attempt was legitimate (a
+//     right passphrase or password), so that only failures count.
+//
+// Passphrases, sign-ins, sign-ups and the de-duplication of audit entries
+// that count no view all go through reserve.
+
+// bucket names a counter by a digest of its parts, so the table holds no
+// address, email or token.
+func bucket(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// clientKey is the key a client is limited by (ratelimit.Key).
+func clientKey(ip string) string { return ratelimit.Key(ip) }
+
+// slot is a reservation: the rate events it took.
+type slot []int64
+
+// reserve takes a slot under every limit, or returns a CodeTooMany error
+// whose message, made by tooMany from the wait, says when to retry. A
+// read-only look at the counters first turns away a client that is over its
+// limit without writing anything.
+func (s *Service) reserve(ctx context.Context, now time.Time, tooMany func(time.Duration) string, limits ...store.Limit) (slot, error) {
+	for _, l := range limits {
+		n, err := s.Store.CountEvents(ctx, l.Bucket, now, l.Window)
+		if err != nil {
+			return nil, err
+		}
+		if n >= l.Max {
+			// Full at the last commit: no need to take the writer.
+			return s.reserveAt(ctx, now, tooMany, limits, true)
+		}
+	}
+	return s.reserveAt(ctx, now, tooMany, limits, false)
+}
+
+func (s *Service) reserveAt(ctx context.Context, now time.Time, tooMany func(time.Duration) string, limits []store.Limit, full bool) (slot, error) {
+	var (
+		ids  []int64
+		wait time.Duration
+		err  error
+	)
+	if full {
+		wait, err = s.Store.Wait(ctx, now, limits...)
+	} else {
+		ids, wait, err = s.Store.Reserve(ctx, now, limits...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if wait > 0 {
+		return nil, &push.Error{Code: push.CodeTooMany, Message: tooMany(wait), RetryAfter: wait}
+	}
+	return ids, nil
+}
+
+// release gives a slot back: the attempt succeeded.
+func (s *Service) release(ctx context.Context, sl slot) error {
+	return s.Store.Release(context.WithoutCancel(ctx), sl)
+}
+
+// retryIn says when to try again in words that agree with Retry-After: "in
+// a minute" up to a minute, else the minutes rounded up.
+func retryIn(wait time.Duration) string {
+	if wait <= time.Minute {
+		return "in a minute"
+	}
+	return fmt.Sprintf("in %d minutes", int((wait+time.Minute-1)/time.Minute))
+}
+
+// Passphrase guessing: failed attempts only count (a right passphrase gives
+// its slot back). Per client and push, and a ceiling per push from every
+// client: whoever holds the link can spend that ceiling and keep the real
+// recipient out for up to an hour, but cannot read the push.
+const (
+	guessPerClient       = 5
+	guessPerClientWindow = time.Minute
+	guessPerPush         = 20
+	guessPerPushWindow   = time.Hour
+)
+
+func passphraseLimits(tokenKey, client string) []store.Limit {
+	return []store.Limit{
+		{Bucket: bucket("passphrase-client", tokenKey, client), Max: guessPerClient, Window: guessPerClientWindow},
+		{Bucket: bucket("passphrase-push", tokenKey), Max: guessPerPush, Window: guessPerPushWindow},
+	}
+}
+
+// tooManyGuesses is the 429 message of the passphrase limits. Up to a
+// minute it is the reference's own text, which clients match on.
+func tooManyGuesses(wait time.Duration) string {
+	if wait <= time.Minute {
+		return MsgTooManyGuess
+	}
+	return "Too many passphrase attempts. Please try again " + retryIn(wait) + "."
+}
+
+// Sign-in limits. Every attempt reserves (the password hashing an attacker
+// can cause is bounded); a successful one gives its slots back. One client
+// gets 5 tries a minute at one account and 20 a minute over all accounts; an
+// account takes at most 50 failures an hour from all clients together, so
+// locking its owner out takes at least ten clients (addresses or IPv6 /64s)
+// working at once.
+const (
+	signInPerClientEmail = 5
+	signInPerClient      = 20
+	signInWindow         = time.Minute
+	signInPerEmail       = 50
+	signInPerEmailWindow = time.Hour
+)
+
+func signInLimits(client, email string) []store.Limit {
+	return []store.Limit{
+		{Bucket: bucket("signin-client-email", client, email), Max: signInPerClientEmail, Window: signInWindow},
+		{Bucket: bucket("signin-client", client), Max: signInPerClient, Window: signInWindow},
+		{Bucket: bucket("signin-email", email), Max: signInPerEmail, Window: signInPerEmailWindow},
+	}
+}
+
+func tooManySignIns(wait time.Duration) string {
+	return "Too many sign-in attempts. Please try again " + retryIn(wait) + "."
+}
+
+// Sign-ups: 5 accounts an hour per client, so the sign-up form cannot be
+// used to sweep for which addresses have accounts, nor to fill the users
+// table.
+const (
+	signUpPerClient       = 5
+	signUpPerClientWindow = time.Hour
+)
+
+func tooManySignUps(wait time.Duration) string {
+	return "Too many accounts were created from your address. Please try again " + retryIn(wait) + "."
+}
+
+// Audit entries that count no view (a recipient without the passphrase, a
+// file download) are written once per client, push and minute: repeating
+// the request cannot fill the audit log, and the log's cap keeps room for
+// every view that is left (store.logCapped).
+const noiseWindow = time.Minute
+
+// logNoise writes a non-counting audit entry of a push unless this client
+// already caused the same one about the same subject (the push, a file)
+// within the window.
+func (s *Service) logNoise(ctx context.Context, pushID int64, subject string, ev push.Event) error {
+	l := store.Limit{Bucket: bucket("audit-noise", ev.Kind.String(), subject, clientKey(ev.IP)), Max: 1, Window: noiseWindow}
+	_, err := s.reserve(ctx, ev.CreatedAt, retryIn, l)
+	if push.ErrorCode(err) == push.CodeTooMany {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.Store.LogEvent(ctx, pushID, ev)
+}
