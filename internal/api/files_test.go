@@ -363,3 +363,34 @@ func TestOrphanedBlobsSwept(t *testing.T) {
 		t.Errorf("orphan sweep: %+v %v, blobs %v", res, err, h.blobs())
 	}
 }
+
+// TestDownloadsCannotRunInTheOrigin: whatever type an uploader claims and
+// whatever its name pretends, a download is bytes to save: served as
+// application/octet-stream with nosniff, named without the bidirectional
+// controls that would make "invoice‮fdp.exe" read "invoiceexe.pdf".
+func TestDownloadsCannotRunInTheOrigin(t *testing.T) {
+	h := newHarness(t, nil)
+	owner := h.user("o@example.com")
+	files := []upload{
+		{"page.html", "text/html", []byte("<script>alert(1)</script>")},
+		{"app.js", "text/javascript", []byte("alert(1)")},
+		{"invoice\u202efdp.exe", "application/pdf", []byte("MZ")},
+	}
+	r := h.upload(map[string]string{"push[expire_after_views]": "2"}, files, bearer(owner)...)
+	wantStatus(t, "upload", r, 201)
+	show := h.do("GET", "/api/v2/pushes/"+r.obj(t)["url_token"].(string), nil).obj(t)
+	list := show["files"].([]any)
+	if name := list[2].(map[string]any)["filename"]; name != "invoicefdp.exe" {
+		t.Errorf("file name %q keeps a bidirectional control", name)
+	}
+	for i, f := range list {
+		d := h.get(f.(map[string]any)["url"].(string))
+		wantStatus(t, "download", d, 200)
+		if ct := d.header.Get("Content-Type"); ct != "application/octet-stream" || d.header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("file %d served as %q (nosniff %q)", i, ct, d.header.Get("X-Content-Type-Options"))
+		}
+		if cd := d.header.Get("Content-Disposition"); strings.ContainsRune(cd, '\u202e') || strings.Contains(cd, "%E2%80%AE") {
+			t.Errorf("file %d: Content-Disposition %q keeps the override", i, cd)
+		}
+	}
+}

@@ -27,6 +27,7 @@ func TestMain(m *testing.M) { testdb.Main(m) }
 type harness struct {
 	t     *testing.T
 	url   string
+	dbURL string // the database, for tests that reach around the service
 	svc   *service.Service
 	web   *Server
 	clock *testclock.Clock
@@ -38,7 +39,8 @@ type harness struct {
 func newHarness(t *testing.T, configure func(*Options, *push.Settings)) *harness {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, testdb.URL(t))
+	dbURL := testdb.URL(t)
+	st, err := store.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func newHarness(t *testing.T, configure func(*Options, *push.Settings)) *harness
 	mux.Handle("/", w.Handler())
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
-	return &harness{t: t, url: ts.URL, svc: svc, web: w, clock: clk}
+	return &harness{t: t, url: ts.URL, dbURL: dbURL, svc: svc, web: w, clock: clk}
 }
 
 // client is a browser-like client with its own cookies that does not
