@@ -1,4 +1,4 @@
-.PHONY: test run build vet screenshots bench bench-scale fuzz crashtest
+.PHONY: test run build vet screenshots bench bench-scale fuzz crashtest image
 
 # Packages whose tests also run on PostgreSQL (HUSH_TEST_ENGINE=postgres).
 PG_PACKAGES = ./internal/store ./internal/service ./internal/api ./internal/web ./internal/app
@@ -30,6 +30,11 @@ run:
 
 build:
 	CGO_ENABLED=0 go build -trimpath -o bin/hush ./cmd/hush
+
+# The container image hush:latest (IMAGE=…) from deploy/image/Containerfile,
+# with docker or podman, whichever works (CONTAINER_ENGINE=… to choose).
+image:
+	scripts/image.sh
 
 vet:
 	gofmt -l . | (! grep .)
