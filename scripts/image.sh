@@ -28,11 +28,12 @@ scripts/image-context.sh "$dir"
 version=$(cat "$dir/VERSION")
 revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 created=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-format=()
+engine_opts=()
 if [ "$engine" = podman ]; then
-  format=(--format docker) # the OCI format has no HEALTHCHECK
+  # The OCI format has no HEALTHCHECK; no intermediate images are kept.
+  engine_opts=(--format docker --layers=false)
 fi
-"$engine" build "${format[@]}" -t "$image" \
+"$engine" build "${engine_opts[@]}" -t "$image" \
   --build-arg "VERSION=$version" --build-arg "REVISION=$revision" --build-arg "CREATED=$created" \
   -f "$dir/Containerfile" "$dir"
 size=$("$engine" image inspect --format '{{.Size}}' "$image")
