@@ -11,6 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-bin/image}
+case "$dir" in
+"" | / | . | ..) echo "image-context.sh: refusing to empty $dir" >&2; exit 2 ;;
+esac
 version=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
 
 ca=${CA_BUNDLE:-}
