@@ -1,17 +1,33 @@
-# Hush: a static binary on a distroless base, running as a non-root user.
-FROM golang:1.26-bookworm AS build
+# The Hush image built from source, for registries and builders that only
+# take a Dockerfile. `make image` builds the same image without a Go image:
+# deploy/image/Containerfile on a context prepared by scripts/image-context.sh,
+# which is the recipe the tests build and run. The stage below runs that same
+# script; the final stage must stay identical to the Containerfile (a test
+# checks), only reading the context from the build stage.
+FROM golang:1.26-bookworm AS context
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/hush ./cmd/hush \
- && mkdir -p /out/data
+ARG VERSION=dev
+RUN VERSION="$VERSION" scripts/image-context.sh /context
 
-FROM gcr.io/distroless/static-debian12:nonroot
-COPY --from=build /out/hush /hush
-COPY --from=build --chown=65532:65532 /out/data /data
+FROM scratch
+ARG VERSION=dev
+ARG REVISION=unknown
+ARG CREATED=unknown
+COPY --from=context /context/rootfs/ /
+COPY --from=context --chown=65532:65532 /context/data/ /data/
 ENV HUSH_ADDR=:5100 HUSH_DATA_DIR=/data
-EXPOSE 5100
 USER 65532:65532
+WORKDIR /data
+VOLUME /data
+EXPOSE 5100
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 CMD ["/hush", "healthcheck", "-ready"]
+LABEL org.opencontainers.image.title="Hush" \
+      org.opencontainers.image.description="Share secrets through links that expire; speaks the Password Pusher API v2" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${CREATED}"
 ENTRYPOINT ["/hush"]
 CMD ["serve"]

@@ -1,4 +1,4 @@
-.PHONY: test run build vet screenshots bench bench-scale fuzz crashtest
+.PHONY: test run build vet screenshots bench bench-scale fuzz crashtest image image-test
 
 # Packages whose tests also run on PostgreSQL (HUSH_TEST_ENGINE=postgres).
 PG_PACKAGES = ./internal/store ./internal/service ./internal/api ./internal/web ./internal/app
@@ -30,6 +30,17 @@ run:
 
 build:
 	CGO_ENABLED=0 go build -trimpath -o bin/hush ./cmd/hush
+
+# The container image hush:latest (IMAGE=…) from deploy/image/Containerfile,
+# with docker or podman, whichever works (CONTAINER_ENGINE=… to choose).
+image:
+	scripts/image.sh
+
+# Build the image and run it: health, create and retrieve, non-root on a
+# read-only root, a volume across restarts, SIGTERM, size, two instances on
+# PostgreSQL and S3; and the systemd unit (also part of make test).
+image-test:
+	go test -count=1 -v ./internal/imagetest/
 
 vet:
 	gofmt -l . | (! grep .)

@@ -32,6 +32,8 @@ Usage:
   hush key generate                          print a new random master key
   hush migrate-data --from DB --to DB        copy a deployment to another database
                                              (e.g. sqlite:./data/hush.db → postgres://…)
+  hush healthcheck [-ready]                  ask the running serve for /healthz (or /readyz);
+                                             exit 0 when it answers 200 (the image's HEALTHCHECK)
   hush version                               print the version
 
 The admin verbs read the same environment as serve (HUSH_DATA_DIR,
@@ -67,6 +69,8 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdin 
 		err = e.keyGenerate()
 	case "migrate-data":
 		err = e.migrateData(ctx, rest)
+	case "healthcheck":
+		err = e.healthcheck(ctx, rest)
 	case "version", "-version", "--version":
 		fmt.Fprintf(stdout, "hush %s\n", Version)
 	case "help", "-h", "-help", "--help":
