@@ -56,8 +56,10 @@ func TestPassphraseGuessesReservedBeforeWork(t *testing.T) {
 		}
 		return "wrong"
 	})
-	if wrong+opened != guessPerClient || refused != 60-guessPerClient {
-		t.Fatalf("one client, 60 at once: %d wrong + %d opened evaluated, %d refused; want %d evaluated",
+	// Failures are limited to 5; the right guess, if it got a slot, gave it
+	// back, and a wrong one may then have taken it.
+	if wrong != guessPerClient || opened > 1 || wrong+opened+refused != 60 {
+		t.Fatalf("one client, 60 at once: %d wrong and %d opened evaluated, %d refused; want %d failures",
 			wrong, opened, refused, guessPerClient)
 	}
 
