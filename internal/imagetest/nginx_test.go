@@ -25,7 +25,7 @@ func TestNginxLogsNoPaths(t *testing.T) {
 		t.Errorf("log_format %s logs a path or query: %s", format[1], format[2])
 	}
 	for _, m := range regexp.MustCompile(`access_log\s+([^;]+);`).FindAllStringSubmatch(conf, -1) {
-		if !regexp.MustCompile(`\s` + format[1] + `$`).MatchString(m[1]) && m[1] != "off" {
+		if !regexp.MustCompile(`\s`+format[1]+`$`).MatchString(m[1]) && m[1] != "off" {
 			t.Errorf("access_log %q does not use the format without paths", m[1])
 		}
 	}
