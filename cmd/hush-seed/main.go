@@ -24,7 +24,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -111,15 +110,15 @@ func seed(ctx context.Context, o options, getenv func(string) string, stdout, st
 		return err
 	}
 	defer st.Close()
-	svc := service.New(st, keys, secure.DefaultArgon(), cfg.Push, nil)
+	svc := service.New(service.Deps{Store: st, Keys: keys, Argon: secure.DefaultArgon()}, service.Limits{Settings: cfg.Push})
 
 	payload := rand.Text()
 	for len(payload) < o.payload {
 		payload += rand.Text()
 	}
-	params := push.Params{"payload": payload[:o.payload], "expire_after_days": strconv.Itoa(seedDays),
-		"expire_after_views": strconv.Itoa(seedViews)}
-	meta := service.Meta{IP: "127.0.0.1", UserAgent: "hush-seed"}
+	days, views := seedDays, seedViews
+	req := &push.CreateRequest{Payload: payload[:o.payload], ExpireAfterDays: &days, ExpireAfterViews: &views}
+	meta := push.Meta{IP: "127.0.0.1", UserAgent: "hush-seed"}
 	where, _ := cfg.SQLitePath()
 	if where == "" {
 		where = "the PostgreSQL database"
@@ -149,7 +148,7 @@ func seed(ctx context.Context, o options, getenv func(string) string, stdout, st
 			at = at.Add(-(seedDays + 1) * push.Day)
 		}
 		k := min(o.batch, o.n-done)
-		toks, err := svc.Seed(ctx, params, k, at, meta)
+		toks, err := svc.Seed(ctx, req, k, at, meta)
 		if err != nil {
 			return fmt.Errorf("after %d pushes: %w", done, err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"hush/internal/app"
 	"hush/internal/config"
+	"hush/internal/push"
 	"hush/internal/secure"
 	"hush/internal/service"
 )
@@ -60,7 +61,7 @@ func TestSeed(t *testing.T) {
 		t.Fatalf("%d pushes and %d creation entries, want %d of each", pushes, creations, active+due)
 	}
 
-	svc := service.New(st, keys, secure.DefaultArgon(), cfg.Push, nil)
+	svc := service.New(service.Deps{Store: st, Keys: keys, Argon: secure.DefaultArgon()}, service.Limits{Settings: cfg.Push})
 	b, err := os.ReadFile(tokensFile)
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +71,7 @@ func TestSeed(t *testing.T) {
 		t.Fatalf("%d tokens written, want %d", len(toks), active)
 	}
 	token := toks[active/2]
-	ret, err := svc.Retrieve(t.Context(), token, "", nil, service.Meta{IP: "192.0.2.1"})
+	ret, err := svc.Retrieve(t.Context(), token, "", nil, push.Meta{IP: "192.0.2.1"})
 	if err != nil {
 		t.Fatalf("Retrieve: %v", err)
 	}

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"hush/internal/service"
+
 	"encoding/base64"
 	"net/http"
 	"strings"
@@ -21,11 +23,11 @@ func TestVersionBody(t *testing.T) {
 	}
 	wantStatus(t, "version.json", h.do("GET", "/api/v2/version.json", nil), 200)
 
-	off := newHarness(t, func(s *Server) {
-		s.Service.Settings.AllowAnonymous = false
-		s.Service.Settings.EnableFilePushes = false
-		s.Service.Settings.EnableURLPushes = false
-		s.Service.Settings.EnableQRPushes = false
+	off := newHarness(t, func(_ *Options, l *service.Limits) {
+		l.Settings.AllowAnonymous = false
+		l.Settings.EnableFilePushes = false
+		l.Settings.EnableURLPushes = false
+		l.Settings.EnableQRPushes = false
 	})
 	f := off.do("GET", "/api/v2/version", nil).obj(t)["features"].(map[string]any)
 	pushes := f["pushes"].(map[string]any)
@@ -121,7 +123,7 @@ func TestCreateVariants(t *testing.T) {
 }
 
 func TestCreateBodies(t *testing.T) {
-	h := newHarness(t, func(s *Server) { s.MaxBody = 4096 })
+	h := newHarness(t, func(o *Options, _ *service.Limits) { o.MaxBody = 4096 })
 	cases := []struct {
 		name   string
 		body   string
@@ -226,8 +228,8 @@ func countAll(t *testing.T, h *harness) int {
 }
 
 func TestCreateFilesAndKinds(t *testing.T) {
-	h := newHarness(t, func(s *Server) {
-		s.Service.Settings.EnableURLPushes = false
+	h := newHarness(t, func(_ *Options, l *service.Limits) {
+		l.Settings.EnableURLPushes = false
 	})
 	tok := h.user("owner@example.com")
 	r := h.do("POST", "/api/v2/pushes", map[string]any{"push": map[string]any{"kind": "file"}}, bearer(tok)...)

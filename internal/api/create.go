@@ -13,17 +13,27 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	params, files, err := s.decodeCreate(w, r, user)
+	up := s.svc.NewUploads()
+	defer up.Discard(r.Context())
+	params, err := s.decodeCreate(w, r, user, "push", up)
 	if err != nil {
 		return err
 	}
-	return s.createAndAnswer(w, r, user, params, files)
+	return s.createAndAnswer(w, r, user, params, up)
 }
 
 // createAndAnswer creates the push and answers 201 with it as its owner
-// sees it (v2 and v1 alike).
-func (s *Server) createAndAnswer(w http.ResponseWriter, r *http.Request, user *push.User, params push.Params, files service.FileSet) error {
-	c, err := s.Service.Create(r.Context(), user, params, files, s.meta(r))
+// sees it (v2 and v1 alike). A request that names files needs a signed-in
+// caller before anything else is said about it.
+func (s *Server) createAndAnswer(w http.ResponseWriter, r *http.Request, user *push.User, params Params, up *service.Uploads) error {
+	if user == nil && needsAuth(params) {
+		return unauthenticated(service.MsgSignIn)
+	}
+	req, err := createRequest(params, up.Count())
+	if err != nil {
+		return err
+	}
+	c, err := s.svc.Create(r.Context(), service.CreateInput{User: user, Request: req, Uploads: up, Meta: s.meta(r)})
 	if err != nil {
 		return err
 	}

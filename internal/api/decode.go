@@ -21,44 +21,38 @@ import (
 var createKeys = []string{"name", "kind", "expire_after_days", "expire_after_views", "expire_after_duration",
 	"deletable_by_viewer", "retrieval_step", "payload", "note", "passphrase"}
 
-// decodeCreate reads the create parameters from a JSON, urlencoded or
-// multipart body and stores the attached files. JSON and urlencoded bodies
-// are bounded by MaxBody; multipart bodies by the attachment limits.
-func (s *Server) decodeCreate(w http.ResponseWriter, r *http.Request, user *push.User) (push.Params, service.FileSet, error) {
-	return s.decodeCreateAs(w, r, user, "push")
-}
-
-// decodeCreateAs is decodeCreate for the parameters under wrapper: "push"
-// (v2), or the v1 wrappers "password", "file_push" and "url".
-func (s *Server) decodeCreateAs(w http.ResponseWriter, r *http.Request, user *push.User, wrapper string) (push.Params, service.FileSet, error) {
+// decodeCreate reads the create parameters under wrapper — "push" (v2), or
+// the v1 wrappers "password", "file_push" and "url" — from a JSON,
+// urlencoded or multipart body, and streams the attached files into up.
+// JSON and urlencoded bodies are bounded by maxBody; multipart bodies by the
+// attachment limits.
+func (s *Server) decodeCreate(w http.ResponseWriter, r *http.Request, user *push.User, wrapper string, up *service.Uploads) (Params, error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct == "multipart/form-data" {
-		return s.decodeMultipart(w, r, user, wrapper)
+		return s.decodeMultipart(w, r, user, wrapper, up)
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, s.MaxBody)
+	r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		return nil, service.FileSet{}, bodyError(err)
+		return nil, bodyError(err)
 	}
-	var params push.Params
+	var params Params
 	// A form body, unless it is JSON sent with curl's default form type.
 	if ct == "application/x-www-form-urlencoded" && !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
 		vals, err := url.ParseQuery(string(body))
 		if err != nil {
-			return nil, service.FileSet{}, badRequest("The form body is malformed.")
+			return nil, badRequest("The form body is malformed.")
 		}
-		params, err = formParams(vals, wrapper)
-		if err != nil {
-			return nil, service.FileSet{}, err
+		if params, err = formParams(vals, wrapper); err != nil {
+			return nil, err
 		}
 	} else if params, err = decodeJSON(body, wrapper); err != nil {
-		return nil, service.FileSet{}, err
+		return nil, err
 	}
-	files, err := s.jsonFiles(r, user, params)
-	return params, files, err
+	return params, s.jsonFiles(r, user, params, up)
 }
 
-func decodeJSON(body []byte, wrapper string) (push.Params, error) {
+func decodeJSON(body []byte, wrapper string) (Params, error) {
 	if !utf8.Valid(body) {
 		return nil, badRequest("The request body is not valid UTF-8.")
 	}
@@ -79,18 +73,18 @@ func decodeJSON(body []byte, wrapper string) (push.Params, error) {
 }
 
 // unwrap takes the params from under wrapper; v2 also takes an unwrapped body.
-func unwrap(obj map[string]any, wrapper string) (push.Params, error) {
+func unwrap(obj map[string]any, wrapper string) (Params, error) {
 	if v, ok := obj[wrapper]; ok {
 		m, isObj := v.(map[string]any)
 		if !isObj || len(m) == 0 {
 			return nil, missingParam(wrapper)
 		}
-		return push.Params(m), nil
+		return Params(m), nil
 	}
 	if wrapper != "push" {
 		return nil, missingParam(wrapper)
 	}
-	m := push.Params{}
+	m := Params{}
 	for _, k := range createKeys {
 		if v, ok := obj[k]; ok {
 			m[k] = v
@@ -126,44 +120,35 @@ func fileEntries(v any) []any {
 var errBadFileEntry = &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{
 	"files": {"Each file must be an object with filename, content_type and content_base64, or a multipart upload."}}}
 
-// jsonFiles stores the files of a JSON body: [{"filename","content_type","content_base64"}].
-func (s *Server) jsonFiles(r *http.Request, user *push.User, params push.Params) (service.FileSet, error) {
+// jsonFiles stores the files of a JSON body,
+// [{"filename","content_type","content_base64"}], into up: only for a caller
+// who may attach them and within the cap — otherwise they are counted, not
+// stored, and the create fails with the right message without writing them.
+func (s *Server) jsonFiles(r *http.Request, user *push.User, params Params, up *service.Uploads) error {
 	entries := fileEntries(params["files"])
-	set := service.FileSet{Count: len(entries)}
-	if !s.mayStoreFiles(user, params, set.Count) {
-		return set, nil
+	if !s.svc.MayAttach(user) || len(entries) > s.svc.Settings().MaxFileUploads {
+		for range entries {
+			up.Skip()
+		}
+		return nil
 	}
-	var stored int64
 	for _, e := range entries {
 		obj, ok := e.(map[string]any)
 		name, _ := obj["filename"].(string)
 		ctype, _ := obj["content_type"].(string)
 		b64, _ := obj["content_base64"].(string)
 		if !ok || name == "" {
-			s.Service.Discard(r.Context(), set.Uploads)
-			return set, errBadFileEntry
+			return errBadFileEntry
 		}
 		data, err := decodeBase64(b64)
 		if err != nil {
-			s.Service.Discard(r.Context(), set.Uploads)
-			return set, &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{"files": {"content_base64 is not valid base64."}}}
+			return &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{"files": {"content_base64 is not valid base64."}}}
 		}
-		up, err := s.Service.StoreFile(r.Context(), service.SafeFileName(name), ctype, bytes.NewReader(data), stored)
-		if err != nil {
-			s.Service.Discard(r.Context(), set.Uploads)
-			return set, err
+		if err := up.Add(r.Context(), name, ctype, bytes.NewReader(data)); err != nil {
+			return err
 		}
-		stored += up.Size
-		set.Uploads = append(set.Uploads, up)
 	}
-	return set, nil
-}
-
-// mayStoreFiles reports whether the files of a request should be stored:
-// not for an anonymous caller, nor beyond the cap, nor when file pushes are
-// off — the create then fails with the right message without writing them.
-func (s *Server) mayStoreFiles(user *push.User, params push.Params, count int) bool {
-	return count > 0 && count <= s.Service.Settings.MaxFileUploads && s.mayAttach(user)
+	return nil
 }
 
 func decodeBase64(s string) ([]byte, error) {
@@ -176,8 +161,8 @@ func decodeBase64(s string) ([]byte, error) {
 
 // formParams maps push[payload], push[files][] … (or the same under another
 // wrapper) to create params.
-func formParams(form url.Values, wrapper string) (push.Params, error) {
-	params := push.Params{}
+func formParams(form url.Values, wrapper string) (Params, error) {
+	params := Params{}
 	for key, vals := range form {
 		name, ok := strings.CutPrefix(key, wrapper+"[")
 		if !ok || len(vals) == 0 {

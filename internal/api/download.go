@@ -12,7 +12,7 @@ import (
 // of one attachment, streamed. The token alone decides; the name is only for
 // the person saving the file. Not a view.
 func (s *Server) download(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.Service.OpenDownload(r.Context(), r.PathValue("token"), s.meta(r))
+	d, err := s.svc.OpenDownload(r.Context(), r.PathValue("token"), s.meta(r))
 	if err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) error {
 	if _, err := io.Copy(w, d.Body); err != nil {
 		// Headers are out: a failure now (a damaged chunk) can only cut
 		// the connection, which the client sees as an incomplete download.
-		s.Log.ErrorContext(r.Context(), "download failed", "err", err)
+		s.log.ErrorContext(r.Context(), "download failed", "err", err)
 		panic(http.ErrAbortHandler)
 	}
 	return nil

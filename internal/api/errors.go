@@ -17,10 +17,10 @@ type errorBody struct {
 
 // Messages of the reference that clients match on.
 const (
-	msgBadToken      = "Invalid API token."
-	msgBadPage       = "Invalid page parameter"
-	msgMissingPush   = "param is missing or the value is empty or invalid: push"
-	msgNeedPassphras = "This push requires a passphrase. Please provide it using the 'passphrase' parameter (e.g. ?passphrase=mysecret)"
+	msgBadToken       = "Invalid API token."
+	msgBadPage        = "Invalid page parameter"
+	msgMissingPush    = "param is missing or the value is empty or invalid: push"
+	msgNeedPassphrase = "This push requires a passphrase. Please provide it using the 'passphrase' parameter (e.g. ?passphrase=mysecret)"
 )
 
 type passphraseErrorJSON struct {
@@ -55,12 +55,12 @@ var codeStatus = map[push.Code]int{
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, service.ErrPassphrase) {
 		writeJSON(w, http.StatusUnauthorized, passphraseErrorJSON{
-			Error: service.ErrPassphrase.Message, Message: msgNeedPassphras, Status: "unauthorized"})
+			Error: service.ErrPassphrase.Message, Message: msgNeedPassphrase, Status: "unauthorized"})
 		return
 	}
 	var e *push.Error
 	if !errors.As(err, &e) {
-		s.Log.ErrorContext(r.Context(), "request failed", "method", r.Method, "route", r.Pattern, "err", err)
+		s.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "route", r.Pattern, "err", err)
 		writeJSON(w, http.StatusInternalServerError, errorBody{"internal error"})
 		return
 	}

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"hush/internal/service"
+
 	"bytes"
 	"crypto/rand"
 	"encoding/base64"
@@ -186,9 +188,9 @@ func TestJSONFileUpload(t *testing.T) {
 }
 
 func TestFileUploadRefusals(t *testing.T) {
-	h := newHarness(t, func(s *Server) {
-		s.Service.MaxFileSize = 1000
-		s.Service.MaxPushSize = 1500
+	h := newHarness(t, func(_ *Options, l *service.Limits) {
+		l.MaxFileSize = 1000
+		l.MaxPushSize = 1500
 	})
 	owner := h.user("o@example.com")
 	small := []upload{{"a.txt", "", []byte("abc")}}
@@ -229,7 +231,7 @@ func TestFileUploadRefusals(t *testing.T) {
 	wantStatus(t, "at the limit", h.upload(map[string]string{"push[kind]": "file"}, []upload{{"ok", "", make([]byte, 1000)}}, bearer(owner)...), 201)
 	wantStatus(t, "no files", h.upload(map[string]string{"push[kind]": "file", "push[files][]": ""}, nil, bearer(owner)...), 201)
 
-	off := newHarness(t, func(s *Server) { s.Service.Settings.EnableFilePushes = false })
+	off := newHarness(t, func(_ *Options, l *service.Limits) { l.Settings.EnableFilePushes = false })
 	tok := off.user("o@example.com")
 	r := off.upload(map[string]string{"push[payload]": "x"}, small, bearer(tok)...)
 	wantStatus(t, "file pushes off", r, 422)
@@ -272,7 +274,7 @@ func TestFileLinksAndExpiry(t *testing.T) {
 	if len(h.blobs()) != 1 {
 		t.Fatalf("blobs before the sweep: %v", h.blobs())
 	}
-	res, err := h.srv.Service.Sweep(t.Context(), 0)
+	res, err := h.env.Service.Sweep(t.Context(), 0)
 	if err != nil || res.FilesPurged != 1 {
 		t.Fatalf("sweep: %+v %v", res, err)
 	}
@@ -285,7 +287,7 @@ func TestFileLinksAndExpiry(t *testing.T) {
 	url2 := h.do("GET", "/api/v2/pushes/"+tok2, nil).obj(t)["files"].([]any)[0].(map[string]any)["url"].(string)
 	wantStatus(t, "delete", h.do("DELETE", "/api/v2/pushes/"+tok2, nil, bearer(owner)...), 200)
 	wantStatus(t, "link after delete", h.get(url2), 404)
-	if res, _ := h.srv.Service.Sweep(t.Context(), 0); res.FilesPurged != 1 || len(h.blobs()) != 0 {
+	if res, _ := h.env.Service.Sweep(t.Context(), 0); res.FilesPurged != 1 || len(h.blobs()) != 0 {
 		t.Errorf("after delete and sweep: %+v %v", res, h.blobs())
 	}
 }
@@ -307,7 +309,7 @@ func TestFilePushWithPassphrase(t *testing.T) {
 	}
 	// The file key cannot be opened with the master key alone.
 	files, _ := h.store.FilesOf(t.Context(), mustPush(t, h, tok).ID)
-	inner, err := h.srv.Service.Keys.Open("push-file-key", files[0].KeySealed, []byte("hush/push-key/"+secure.TokenKey(tok)+"/file/"+files[0].BlobID))
+	inner, err := h.env.Keys.Open("push-file-key", files[0].KeySealed, []byte("hush/push-key/"+secure.TokenKey(tok)+"/file/"+files[0].BlobID))
 	if err != nil || len(inner) == 32 {
 		t.Errorf("outer layer alone gave a %d-byte key (err %v)", len(inner), err)
 	}
@@ -350,15 +352,15 @@ func TestOrphanedBlobsSwept(t *testing.T) {
 	owner := h.user("o@example.com")
 	h.upload(map[string]string{"push[payload]": "keep"}, []upload{{"a", "", []byte("kept")}}, bearer(owner)...)
 	orphan := "0123456789abcdef0123456789abcdef"
-	if _, err := h.srv.Service.Files.Put(t.Context(), orphan, strings.NewReader("left by a crash")); err != nil {
+	if _, err := h.env.Files.Put(t.Context(), orphan, strings.NewReader("left by a crash")); err != nil {
 		t.Fatal(err)
 	}
 	// Blobs younger than an hour are left alone (an upload may be running).
-	if res, _ := h.srv.Service.Sweep(t.Context(), 0); res.OrphansFound != 0 || len(h.blobs()) != 2 {
+	if res, _ := h.env.Service.Sweep(t.Context(), 0); res.OrphansFound != 0 || len(h.blobs()) != 2 {
 		t.Fatalf("young orphan swept: %+v", res)
 	}
 	h.clock.Set(time.Now().Add(2 * time.Hour))
-	res, err := h.srv.Service.Sweep(t.Context(), 0)
+	res, err := h.env.Service.Sweep(t.Context(), 0)
 	if err != nil || res.OrphansFound != 1 || len(h.blobs()) != 1 {
 		t.Errorf("orphan sweep: %+v %v, blobs %v", res, err, h.blobs())
 	}

@@ -2,23 +2,16 @@ package api
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"hush/internal/blob"
-	"hush/internal/push"
-	"hush/internal/secure"
 	"hush/internal/service"
-	"hush/internal/store"
-	"hush/internal/testdb"
+	"hush/internal/testenv"
 )
 
 // Fuzz targets: any input gives a 2xx or a 4xx with a JSON body, never a
@@ -35,31 +28,9 @@ type fuzzAPI struct {
 
 func newFuzzAPI(tb testing.TB) *fuzzAPI {
 	tb.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, testdb.URL(tb))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	if _, err := st.Migrate(ctx); err != nil {
-		tb.Fatal(err)
-	}
-	keys, _ := secure.NewKeyring(bytes.Repeat([]byte{7}, 32))
-	now := func() time.Time { return time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC) }
-	s := &Server{Service: service.New(st, keys, secure.NewArgon(1, 64, 1, 4), push.DefaultSettings(), now),
-		MaxBody: 64 << 10, Version: "fuzz"}
-	if s.Service.Files, err = blob.NewDisk(filepath.Join(tb.TempDir(), "files")); err != nil {
-		tb.Fatal(err)
-	}
-	s.Service.MaxFileSize, s.Service.MaxPushSize = 32<<10, 64<<10
-	u, err := st.CreateUser(ctx, "fuzz@example.com", "not-a-real-hash", now())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tok := "fuzz-token-0123456789abcdefghijklmnopqrstu"
-	if err := st.ReplaceToken(ctx, u.ID, secure.TokenDigest(tok), now()); err != nil {
-		tb.Fatal(err)
-	}
+	env := testenv.New(tb, func(l *service.Limits) { l.MaxFileSize, l.MaxPushSize = 32<<10, 64<<10 })
+	s := New(Options{Service: env.Service, MaxBody: 64 << 10, Version: "fuzz"})
+	_, tok := env.User(tb, "fuzz@example.com")
 	f := &fuzzAPI{h: s.Handler(), token: tok}
 	f.legacy = s.Legacy(f.h)
 	res := f.do(tb, "POST", &url.URL{Path: "/api/v2/pushes"}, "application/json",

@@ -2,25 +2,23 @@ package api
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
-	"hush/internal/blob"
+	"hush/internal/httpx"
 	"hush/internal/push"
 	"hush/internal/secure"
 	"hush/internal/service"
 	"hush/internal/store"
 	"hush/internal/testclock"
 	"hush/internal/testdb"
+	"hush/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testdb.Main(m) }
@@ -28,6 +26,7 @@ func TestMain(m *testing.M) { testdb.Main(m) }
 type harness struct {
 	t     *testing.T
 	url   string
+	env   *testenv.Env
 	store *store.Store
 	clock *testclock.Clock
 	srv   *Server
@@ -38,61 +37,33 @@ type harness struct {
 	dbPath   string
 }
 
-// newHarness serves the API over a real SQLite file with a fixed clock.
-// configure may change the server before it starts.
-func newHarness(t *testing.T, configure func(*Server)) *harness {
+// newHarness serves the API over a real database with a fixed clock
+// (testenv). configure may change the server's options and the service's
+// limits before they are built.
+func newHarness(t *testing.T, configure func(*Options, *service.Limits)) *harness {
 	t.Helper()
-	ctx := context.Background()
-	dbPath := testdb.URL(t)
-	st, err := store.Open(ctx, dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	key, _ := secure.GenerateKey()
-	keys, err := secure.NewKeyring(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := testclock.New(time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC))
-	s := &Server{
-		Service:        service.New(st, keys, secure.NewArgon(1, 64, 1, 4), push.DefaultSettings(), clk.Now),
-		MaxBody:        2 << 20,
-		Version:        "9.8.7",
-		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.9.9.9/32")},
-	}
-	filesDir := filepath.Join(t.TempDir(), "files")
-	if s.Service.Files, err = blob.NewDisk(filesDir); err != nil {
-		t.Fatal(err)
-	}
-	if configure != nil {
-		configure(s)
-	}
-	// Mounted as app/serve.go does.
+	opts := Options{MaxBody: 2 << 20, Version: "9.8.7", TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.9.9.9/32")}}
+	env := testenv.New(t, func(l *service.Limits) {
+		if configure != nil {
+			configure(&opts, l)
+		}
+	})
+	opts.Service = env.Service
+	s := New(opts)
+	// Mounted as app/serve.go does, behind the edge's baseline headers.
 	mux := http.NewServeMux()
 	mux.Handle("/api/", s.Handler())
 	mux.Handle("GET /help/api", s.HelpHandler())
-	ts := httptest.NewServer(s.Legacy(mux))
+	ts := httptest.NewServer(httpx.Baseline(s.Legacy(mux), false))
 	t.Cleanup(ts.Close)
-	return &harness{t: t, url: ts.URL, store: st, clock: clk, srv: s, filesDir: filesDir, dbPath: dbPath,
-		client: newCheckingClient(t)}
+	return &harness{t: t, url: ts.URL, env: env, store: env.Store, clock: env.Clock, srv: s, filesDir: env.FilesDir,
+		dbPath: env.DBURL, client: newCheckingClient(t)}
 }
 
 // user creates an account with an API token and returns the token.
 func (h *harness) user(email string) string {
 	h.t.Helper()
-	ctx := context.Background()
-	u, err := h.store.CreateUser(ctx, email, "not-a-real-hash", h.clock.Now())
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	tok, _ := secure.NewToken(32)
-	if err := h.store.ReplaceToken(ctx, u.ID, secure.TokenDigest(tok), h.clock.Now()); err != nil {
-		h.t.Fatal(err)
-	}
+	_, tok := h.env.User(h.t, email)
 	return tok
 }
 

@@ -125,22 +125,20 @@ func authNote(security []map[string]any) string {
 // OpenAPI document plus examples, with this instance's limits.
 func (s *Server) HelpHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st := &s.Service.Settings
+		st := s.svc.Settings()
 		page := helpPage{Title: "Hush API", Version: APIVersion, Operations: helpOperations(),
-			Limits: helpLimits{MaxBody: s.MaxBody, MaxFileSize: s.Service.MaxFileSize, MaxPushSize: s.Service.MaxPushSize,
+			Limits: helpLimits{MaxBody: s.maxBody, MaxFileSize: s.svc.MaxFileSize(), MaxPushSize: s.svc.MaxPushSize(),
 				MaxFiles: st.MaxFileUploads, Anonymous: st.AllowAnonymous, Files: st.EnableFilePushes,
 				URLs: st.EnableURLPushes, QR: st.EnableQRPushes}}
 		var buf bytes.Buffer
 		if err := helpTemplate.Execute(&buf, page); err != nil {
-			s.Log.ErrorContext(r.Context(), "help page failed", "err", err)
+			s.log.ErrorContext(r.Context(), "help page failed", "err", err)
 			http.Error(w, "internal error", http.StatusInternalServerError)
 			return
 		}
 		h := w.Header()
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		h.Set("Content-Security-Policy", helpCSP)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Content-Length", strconv.Itoa(buf.Len()))
 		w.WriteHeader(http.StatusOK)
 		w.Write(buf.Bytes())

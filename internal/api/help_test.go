@@ -1,6 +1,8 @@
 package api
 
 import (
+	"hush/internal/service"
+
 	"encoding/json"
 	"html"
 	"strings"
@@ -11,7 +13,7 @@ import (
 // path of the OpenAPI document, is plain HTML without script, and shows the
 // instance's limits.
 func TestHelpPageCoversTheDocument(t *testing.T) {
-	h := newHarness(t, func(s *Server) { s.MaxBody = 12345; s.Service.Settings.AllowAnonymous = false })
+	h := newHarness(t, func(o *Options, l *service.Limits) { o.MaxBody = 12345; l.Settings.AllowAnonymous = false })
 	r := h.do("GET", "/help/api", nil)
 	wantStatus(t, "help", r, 200)
 	if ct := r.header.Get("Content-Type"); ct != "text/html; charset=utf-8" {

@@ -12,7 +12,7 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.caller(r); err != nil {
 		return err
 	}
-	p, err := s.Service.Lookup(r.Context(), r.PathValue("token"))
+	p, err := s.svc.Lookup(r.Context(), r.PathValue("token"))
 	if err != nil {
 		return err
 	}
@@ -26,7 +26,7 @@ func (s *Server) expire(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := s.Service.Expire(r.Context(), r.PathValue("token"), user, s.meta(r))
+	p, err := s.svc.Expire(r.Context(), r.PathValue("token"), user, s.meta(r))
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (s *Server) auditEvents(r *http.Request) ([]push.Event, error) {
 	if pageErr != nil {
 		page = 0 // reported by the service after the push and owner checks
 	}
-	_, events, err := s.Service.Audit(r.Context(), r.PathValue("token"), user, page)
+	_, events, err := s.svc.Audit(r.Context(), r.PathValue("token"), user, page)
 	return events, err
 }
 
@@ -94,7 +94,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, expired bool) erro
 	if err != nil {
 		return err
 	}
-	listed, err := s.Service.List(r.Context(), user, expired, page)
+	listed, err := s.svc.List(r.Context(), user, expired, page)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"hush/internal/service"
+
 	"fmt"
 	"net/http"
 	"strings"
@@ -56,7 +58,7 @@ func TestAuthentication(t *testing.T) {
 }
 
 func TestAnonymousDisabled(t *testing.T) {
-	h := newHarness(t, func(s *Server) { s.Service.Settings.AllowAnonymous = false })
+	h := newHarness(t, func(_ *Options, l *service.Limits) { l.Settings.AllowAnonymous = false })
 	owner := h.user("o@example.com")
 	tok := h.create(map[string]any{"payload": "p", "deletable_by_viewer": true}, bearer(owner)...)
 	for _, ep := range [][2]string{{"POST", "/api/v2/pushes"}, {"GET", "/api/v2/pushes/" + tok},
@@ -72,7 +74,7 @@ func TestAnonymousDisabled(t *testing.T) {
 }
 
 func TestPreview(t *testing.T) {
-	h := newHarness(t, func(s *Server) { s.BaseURL = "https://secrets.example.com" })
+	h := newHarness(t, func(o *Options, _ *service.Limits) { o.BaseURL = "https://secrets.example.com" })
 	tok := h.create(map[string]any{"payload": "p", "expire_after_views": 1})
 	r := h.do("GET", "/api/v2/pushes/"+tok+"/preview", nil)
 	wantStatus(t, "preview", r, 200)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"hush/internal/httpx"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -13,50 +14,45 @@ import (
 const uploadDeadline = 30 * time.Minute
 
 // decodeMultipart streams a multipart create: fields are read (bounded),
-// file parts go straight into the file store, sealed, one chunk at a time.
-// Only a caller who may attach files may send a body the size of its files,
-// and only once a file's contents begin does the read deadline stretch to
+// file parts go straight into up, sealed, one chunk at a time. Only a
+// caller who may attach files may send a body the size of its files, and
+// only once a file's contents begin does the read deadline stretch to
 // uploadDeadline; anyone else gets the JSON body limit and the server's
-// read timeout, so an anonymous client cannot hold memory or a connection.
-func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *push.User, wrapper string) (params push.Params, set service.FileSet, err error) {
-	defer func() {
-		if err != nil {
-			s.Service.Discard(r.Context(), set.Uploads)
-			set.Uploads = nil
-		}
-	}()
-	limit := s.MaxBody
-	if s.mayAttach(user) {
-		limit += s.Service.MaxPushSize
+// read timeout, so an anonymous client cannot hold memory or a connection
+// (docs/decisions.md, D24).
+func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *push.User, wrapper string, up *service.Uploads) (Params, error) {
+	limit := s.maxBody
+	if s.svc.MayAttach(user) {
+		limit += s.svc.MaxPushSize()
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	_, ctParams, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || ctParams["boundary"] == "" {
-		return nil, set, badRequest("The multipart body is malformed.")
+		return nil, badRequest("The multipart body is malformed.")
 	}
-	form, set, sawFiles, err := s.Service.StreamForm(r.Context(), r.Body, ctParams["boundary"], service.FormRules{
+	form, sawFiles, err := httpx.StreamForm(r.Context(), r.Body, ctParams["boundary"], httpx.FormRules{
 		IsFileField:   func(name string) bool { return name == wrapper+"[files][]" || name == wrapper+"[files]" },
-		MaxFieldBytes: s.MaxBody,
+		MaxFieldBytes: s.maxBody,
 		Allow: func(count int) (bool, error) {
 			if user == nil {
 				return false, unauthenticated(service.MsgSignIn)
 			}
-			store := s.mayStoreFiles(user, nil, count)
+			store := s.svc.MayAttach(user)
 			if store && count == 1 {
 				http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadDeadline))
 			}
 			return store, nil
 		},
-	})
+	}, up)
 	if err != nil {
-		return nil, set, err
+		return nil, err
 	}
-	params, err = formParams(form, wrapper)
+	params, err := formParams(form, wrapper)
 	if err != nil {
 		if !sawFiles {
-			return nil, set, err
+			return nil, err
 		}
-		params = push.Params{}
+		params = Params{}
 	}
 	// Empty file fields only mark that files were sent; other plain values
 	// under files are not uploads.
@@ -64,17 +60,11 @@ func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *p
 	if sawFiles {
 		params["files"] = []any{}
 	}
-	if len(plain) > 0 {
-		set.Count += len(plain)
-		if set.Count <= s.Service.Settings.MaxFileUploads {
-			return nil, set, errBadFileEntry
-		}
+	for range plain {
+		up.Skip()
 	}
-	return params, set, nil
-}
-
-// mayAttach reports whether user may attach files at all: signed in, file
-// pushes enabled and a file store configured.
-func (s *Server) mayAttach(user *push.User) bool {
-	return user != nil && s.Service.Settings.EnableFilePushes && s.Service.Files != nil
+	if len(plain) > 0 && up.Count() <= s.svc.Settings().MaxFileUploads {
+		return nil, errBadFileEntry
+	}
+	return params, nil
 }

@@ -4,11 +4,12 @@ import (
 	"net/http"
 	"time"
 
+	"hush/internal/httpx"
 	"hush/internal/push"
 )
 
-// pushJSON is the 15 keys of the reference push object plus kind (D11), in
-// the reference's order.
+// pushJSON is the 15 keys of Password Pusher's push object plus kind, in
+// its order (docs/decisions.md, D11).
 type pushJSON struct {
 	ExpireAfterViews  int     `json:"expire_after_views"`
 	Expired           bool    `json:"expired"`
@@ -49,24 +50,20 @@ type shownPushJSON struct {
 	Files   []fileJSON `json:"files"`
 }
 
-// timeFormat is RFC 3339 UTC with milliseconds (D11).
+// timeFormat is RFC 3339 UTC with milliseconds (docs/decisions.md, D11).
 const timeFormat = "2006-01-02T15:04:05.000Z"
 
 func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
 
-// secretURL is the html_url of a push (reference §4.1).
+// secretURL is the html_url of a push.
 func (s *Server) secretURL(r *http.Request, p *push.Push) string {
-	u := s.origin(r) + "/p/" + p.URLToken
-	if p.RetrievalStep {
-		u += "/r"
-	}
-	return u
+	return httpx.SecretURL(s.origin(r), p.URLToken, p.RetrievalStep)
 }
 
 // render builds the base object. passphrase is what the caller may see: the
-// one they supplied, or nil to apply the stored state (D7).
+// one they supplied, or nil to apply the stored state (docs/decisions.md, D7).
 func (s *Server) render(r *http.Request, p *push.Push, passphrase *string) pushJSON {
-	now := s.Service.Now()
+	now := s.svc.Now()
 	o := pushJSON{
 		ExpireAfterViews:  p.ExpireAfterViews,
 		Expired:           p.Expired,

@@ -4,11 +4,11 @@ import (
 	"net/http"
 	"strconv"
 
-	"hush/internal/clientip"
 	"hush/internal/service"
 )
 
-// pageParam parses `page` (D6): plain decimal 1..200, default 1.
+// pageParam parses `page` (docs/decisions.md, D6): plain decimal 1..200,
+// default 1.
 func pageParam(r *http.Request) (int, error) {
 	vals, ok := r.URL.Query()["page"]
 	if !ok {
@@ -28,20 +28,4 @@ func pageParam(r *http.Request) (int, error) {
 		return 0, badRequest(msgBadPage)
 	}
 	return n, nil
-}
-
-// clientIP is the peer address, or, behind a trusted proxy, the address it
-// forwarded (clientip.Resolve: the rule shared with the rate limiter).
-func (s *Server) clientIP(r *http.Request) string {
-	return clientip.Resolve(r, s.TrustedProxies)
-}
-
-// origin is scheme://host for secret URLs (clientip.Origin).
-func (s *Server) origin(r *http.Request) string {
-	return clientip.Origin(r, s.BaseURL, s.TrustedProxies)
-}
-
-// meta is what the audit log records about this request.
-func (s *Server) meta(r *http.Request) service.Meta {
-	return service.Meta{IP: s.clientIP(r), UserAgent: r.UserAgent(), Referrer: r.Referer()}
 }

@@ -2,7 +2,8 @@ package api
 
 import (
 	"net/http"
-	"net/url"
+
+	"hush/internal/httpx"
 )
 
 // retrieve answers GET /api/v2/pushes/{token}: one view, claimed before the
@@ -12,14 +13,13 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ret, err := s.Service.Retrieve(r.Context(), r.PathValue("token"), r.URL.Query().Get("passphrase"), user, s.meta(r))
+	ret, err := s.svc.Retrieve(r.Context(), r.PathValue("token"), r.URL.Query().Get("passphrase"), user, s.meta(r))
 	if err != nil {
 		return err
 	}
 	files := make([]fileJSON, len(ret.Files))
 	for i, f := range ret.Files {
-		files[i] = fileJSON{Filename: f.Name, ContentType: f.ContentType,
-			URL: s.origin(r) + "/api/v2/files/" + f.Token + "/" + url.PathEscape(f.Name)}
+		files[i] = fileJSON{Filename: f.Name, ContentType: f.ContentType, URL: httpx.FileURL(s.origin(r), f.Token, f.Name)}
 	}
 	writeJSON(w, http.StatusOK, shownPushJSON{
 		pushJSON: s.render(r, ret.Push, ret.Passphrase),

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"hush/internal/service"
+
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -160,7 +162,7 @@ func TestPassphrase(t *testing.T) {
 	// Nothing about the passphrase is stored in recoverable form: the master
 	// key alone does not open the payload.
 	p, _ := h.store.PushByKey(t.Context(), secure.TokenKey(tok))
-	inner, err := h.srv.Service.Keys.Open("push-payload", p.PayloadSealed, []byte("hush/push-key/"+secure.TokenKey(tok)+"/payload"))
+	inner, err := h.env.Keys.Open("push-payload", p.PayloadSealed, []byte("hush/push-key/"+secure.TokenKey(tok)+"/payload"))
 	if err != nil || string(inner) == "behind a door" || len(p.PassphraseSalt) == 0 {
 		t.Errorf("outer layer alone revealed the payload (err %v)", err)
 	}
@@ -189,7 +191,9 @@ func TestPassphraseGuessingLimits(t *testing.T) {
 }
 
 func TestPassphraseGuessesFromAnotherClient(t *testing.T) {
-	h := newHarness(t, func(s *Server) { s.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")} })
+	h := newHarness(t, func(o *Options, _ *service.Limits) {
+		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	})
 	owner := h.user("o@example.com")
 	tok := h.create(map[string]any{"payload": "p", "passphrase": "right", "expire_after_views": 100}, bearer(owner)...)
 	path := "/api/v2/pushes/" + tok + "?passphrase="

@@ -1,25 +1,48 @@
 // Package api serves the Password Pusher compatible JSON API: v2, and the
-// legacy v1 JSON paths (see Legacy).
+// legacy v1 JSON paths (see Legacy). It translates HTTP to the service and
+// back; every rule lives in the service.
 package api
 
 import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
+	"time"
 
+	"hush/internal/httpx"
+	"hush/internal/push"
 	"hush/internal/service"
 )
 
-// Server holds what the API handlers need. Build it with its fields set, then
-// call Handler.
+// Server serves the API. Build it with New.
 type Server struct {
+	svc     *service.Service
+	baseURL string // fixed origin for secret URLs; "" = from the request
+	trusted []netip.Prefix
+	maxBody int64
+	version string // application_version
+	log     *slog.Logger
+}
+
+// Options configure New.
+type Options struct {
 	Service        *service.Service
-	BaseURL        string // fixed origin for secret URLs; "" = from the request
+	BaseURL        string
 	TrustedProxies []netip.Prefix
-	MaxBody        int64
-	Version        string // application_version
-	Log            *slog.Logger
+	MaxBody        int64 // largest JSON or form body in bytes
+	Version        string
+	Log            *slog.Logger // nil: discard
+}
+
+// New returns the API server.
+func New(o Options) *Server {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{svc: o.Service, baseURL: o.BaseURL, trusted: o.TrustedProxies, maxBody: o.MaxBody,
+		version: o.Version, log: o.Log}
 }
 
 // APIVersion is the version of the v2 API that Hush speaks.
@@ -28,11 +51,8 @@ const APIVersion = "2.1"
 // Handler returns the routes of the API, with the JSON fallbacks for
 // unmatched paths and methods under /api/.
 func (s *Server) Handler() http.Handler {
-	if s.Log == nil {
-		s.Log = slog.New(slog.DiscardHandler)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("GET /api/v2/version", s.handle(s.version))
+	mux := httpx.NewMux()
+	mux.Handle("GET /api/v2/version", s.handle(s.versionV2))
 	mux.Handle("GET /api/v2/openapi", s.handle(s.openapi)) // also .json
 	mux.Handle("GET /api/v1/version", s.handle(s.versionV1))
 	mux.Handle("GET /api/v1/version.json", s.handle(s.versionV1))
@@ -46,9 +66,9 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /api/v2/files/{token}/{name}", s.handle(s.download))
 	mux.Handle("GET /api/v2/files/{token}", s.handle(s.download))
 	mux.Handle("/api/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		return fallback(mux, w, r)
+		return fallback(mux.ServeMux, w, r)
 	}))
-	return commonHeaders(stripJSONSuffix(mux))
+	return stripJSONSuffix(mux)
 }
 
 // handle adapts a handler that returns an error to http.Handler.
@@ -60,26 +80,19 @@ func (s *Server) handle(fn func(http.ResponseWriter, *http.Request) error) http.
 	})
 }
 
-// commonHeaders marks every API response as JSON that is never cached or indexed.
-func commonHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Cache-Control", "no-store")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("X-Robots-Tag", "noindex, nofollow")
-		h.Set("X-Content-Type-Options", "nosniff")
-		next.ServeHTTP(w, r)
-	})
+// methodNotAllowed writes the API's 405 body.
+func methodNotAllowed(w http.ResponseWriter) {
+	writeJSON(w, http.StatusMethodNotAllowed, errorBody{"Method Not Allowed"})
 }
 
 // stripJSONSuffix lets every v2 path take an optional ".json" suffix, and
-// refuses HEAD on push paths so that it can never count a view (D15).
+// refuses HEAD on push paths so that it can never count a view.
 func stripJSONSuffix(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodHead && (strings.HasPrefix(r.URL.Path, "/api/v2/pushes") || strings.HasPrefix(r.URL.Path, "/api/v2/files")) {
-			w.Header().Set("Allow", "GET, DELETE")
-			writeJSON(w, http.StatusMethodNotAllowed, errorBody{"Method Not Allowed"})
-			return
+		if strings.HasPrefix(r.URL.Path, "/api/v2/pushes") || strings.HasPrefix(r.URL.Path, "/api/v2/files") {
+			if httpx.RefuseHEAD(w, r, "GET, DELETE", methodNotAllowed) {
+				return
+			}
 		}
 		if strings.HasPrefix(r.URL.Path, "/api/v2/") && strings.HasSuffix(r.URL.Path, ".json") {
 			u := *r.URL
@@ -106,9 +119,25 @@ func fallback(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) error 
 	}
 	if len(allowed) > 0 {
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		writeJSON(w, http.StatusMethodNotAllowed, errorBody{"Method Not Allowed"})
+		methodNotAllowed(w)
 		return nil
 	}
 	writeJSON(w, http.StatusNotFound, errorBody{"Not Found"})
 	return nil
 }
+
+// msgTooManyRequests is the body of the request rate limit's 429.
+const msgTooManyRequests = "Too many requests. Please retry later."
+
+// TooManyRequests answers an API request refused by the request rate
+// limit: 429 with Retry-After and the API's JSON error body.
+func TooManyRequests(w http.ResponseWriter, retry time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int((retry+time.Second-1)/time.Second))))
+	writeJSON(w, http.StatusTooManyRequests, errorBody{msgTooManyRequests})
+}
+
+// origin is scheme://host for secret URLs (httpx.Origin).
+func (s *Server) origin(r *http.Request) string { return httpx.Origin(r, s.baseURL, s.trusted) }
+
+// meta is what the audit log records about this request.
+func (s *Server) meta(r *http.Request) push.Meta { return httpx.Meta(r, s.trusted) }

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"hush/internal/push"
-	"hush/internal/service"
 )
 
 // APIVersionV1 is the version of the legacy JSON API that Hush speaks.
@@ -16,7 +15,7 @@ func (s *Server) versionV1(w http.ResponseWriter, r *http.Request) error {
 		ApplicationVersion string `json:"application_version"`
 		APIVersion         string `json:"api_version"`
 		Edition            string `json:"edition"`
-	}{s.Version, APIVersionV1, "oss"})
+	}{s.version, APIVersionV1, "oss"})
 	return nil
 }
 
@@ -34,29 +33,31 @@ func (s *Server) createV1(w http.ResponseWriter, r *http.Request, pfx v1Prefix) 
 	if err != nil {
 		return err
 	}
-	params, files, err := s.decodeCreateAs(w, r, user, pfx.wrapper)
+	up := s.svc.NewUploads()
+	defer up.Discard(r.Context())
+	params, err := s.decodeCreate(w, r, user, pfx.wrapper, up)
 	if err != nil {
 		return err
 	}
-	permitted := push.Params{}
+	permitted := Params{}
 	for _, k := range pfx.keys {
 		if v, ok := params[k]; ok {
 			permitted[k] = v
 		}
 	}
-	if _, ok := permitted["files"]; !ok && files.Count > 0 {
+	if _, ok := permitted["files"]; !ok && up.Count() > 0 {
 		// A prefix without files (/r) drops what was uploaded.
-		s.Service.Discard(r.Context(), files.Uploads)
-		files = service.FileSet{}
+		up.Discard(r.Context())
+		up = s.svc.NewUploads()
 	}
 	if pfx.kind != "" {
 		permitted["kind"] = string(pfx.kind)
 	}
-	return s.createAndAnswer(w, r, user, permitted, files)
+	return s.createAndAnswer(w, r, user, permitted, up)
 }
 
-// auditEntryV1JSON is a v1 audit entry: the raw row's columns in
-// alphabetical order (reference §10).
+// auditEntryV1JSON is a v1 audit entry: Password Pusher's raw audit row,
+// its columns in alphabetical order.
 type auditEntryV1JSON struct {
 	CreatedAt string `json:"created_at"`
 	IP        string `json:"ip"`

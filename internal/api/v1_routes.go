@@ -4,10 +4,11 @@ import (
 	"net/http"
 	"strings"
 
+	"hush/internal/httpx"
 	"hush/internal/push"
 )
 
-// The legacy v1 JSON API (reference §10) lives on paths that the HTML pages
+// The legacy v1 JSON API (Password Pusher's older paths) lives on paths that the HTML pages
 // share: /p.json, /p/<token>.json, /p/<token>/r.json, /p/active.json … and the
 // same under /f and /r. Only paths ending in ".json" belong to it; Legacy
 // answers those and hands every other request to the next handler, so the
@@ -16,6 +17,7 @@ import (
 // v1Prefix is one of the three v1 path prefixes: its create wrapper, the kind
 // it forces on create ("" for /p) and the create keys it permits.
 type v1Prefix struct {
+	path    string // p, f or r
 	wrapper string
 	kind    push.Kind
 	keys    []string
@@ -25,9 +27,9 @@ var v1Keys = []string{"name", "kind", "expire_after_days", "expire_after_views",
 	"retrieval_step", "payload", "note", "passphrase", "files"}
 
 var v1Prefixes = map[string]v1Prefix{
-	"p": {wrapper: "password", keys: v1Keys},
-	"f": {wrapper: "file_push", kind: push.KindFile, keys: without(v1Keys, "kind")},
-	"r": {wrapper: "url", kind: push.KindURL, keys: without(v1Keys, "kind", "deletable_by_viewer", "files")},
+	"p": {path: "p", wrapper: "password", keys: v1Keys},
+	"f": {path: "f", wrapper: "file_push", kind: push.KindFile, keys: without(v1Keys, "kind")},
+	"r": {path: "r", wrapper: "url", kind: push.KindURL, keys: without(v1Keys, "kind", "deletable_by_viewer", "files")},
 }
 
 func without(keys []string, drop ...string) []string {
@@ -64,14 +66,11 @@ func IsLegacyJSON(r *http.Request) bool {
 	return ok
 }
 
-// IsLegacyJSON is the package function, for callers that hold a Server.
-func (s *Server) IsLegacyJSON(r *http.Request) bool { return IsLegacyJSON(r) }
-
 // Legacy returns a handler that serves the v1 JSON paths (IsLegacyJSON) and
 // passes every other request to next. Mount it around the whole mux, so
 // that it sees /p/<token>.json before an HTML handler for /p/ does.
 func (s *Server) Legacy(next http.Handler) http.Handler {
-	v1 := commonHeaders(s.handle(s.routeV1))
+	v1 := s.handle(s.routeV1)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if IsLegacyJSON(r) {
 			v1.ServeHTTP(w, r)
@@ -116,6 +115,20 @@ type v1Route struct {
 	prefix v1Prefix
 }
 
+// pattern is the route's label for logs and metrics: its shape, the token
+// replaced.
+func (rt v1Route) pattern() string {
+	switch rt.op {
+	case "create":
+		return "/" + rt.prefix.path + ".json"
+	case "active", "expired":
+		return "/" + rt.prefix.path + "/" + rt.op + ".json"
+	case "retrieve":
+		return "/" + rt.prefix.path + "/{token}.json"
+	}
+	return "/" + rt.prefix.path + "/{token}/" + rt.op + ".json"
+}
+
 // routeV1 dispatches one v1 request (already known to be IsLegacyJSON).
 func (s *Server) routeV1(w http.ResponseWriter, r *http.Request) error {
 	rt, ok := s.parseV1(r.URL.Path)
@@ -130,12 +143,16 @@ func (s *Server) routeV1(w http.ResponseWriter, r *http.Request) error {
 	case rt.op == "retrieve" && !strings.HasSuffix(r.URL.Path, "/r.json"):
 		allow = "GET, DELETE"
 	}
-	if !strings.Contains(allow, r.Method) || r.Method == http.MethodHead {
-		// HEAD is refused too: it must never count a view (D15).
-		w.Header().Set("Allow", allow)
-		writeJSON(w, http.StatusMethodNotAllowed, errorBody{"Method Not Allowed"})
+	// HEAD is refused too: it must never count a view (docs/decisions.md, D15).
+	if httpx.RefuseHEAD(w, r, allow, methodNotAllowed) {
 		return nil
 	}
+	if !strings.Contains(allow, r.Method) {
+		w.Header().Set("Allow", allow)
+		methodNotAllowed(w)
+		return nil
+	}
+	httpx.SetRoute(r, r.Method+" "+rt.pattern())
 	if rt.token != "" {
 		r.SetPathValue("token", rt.token)
 	}
@@ -158,7 +175,7 @@ func (s *Server) routeV1(w http.ResponseWriter, r *http.Request) error {
 }
 
 // parseV1 maps a v1 path to its operation. /f and /r exist only while their
-// kind is enabled (reference §7).
+// kind is enabled, as in Password Pusher.
 func (s *Server) parseV1(p string) (v1Route, bool) {
 	if rest, ok := localeList(p); ok {
 		if rest == "active" || rest == "expired" {
@@ -169,7 +186,8 @@ func (s *Server) parseV1(p string) (v1Route, bool) {
 	p = strings.TrimSuffix(p, ".json")
 	name, rest, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
 	pfx, ok := v1Prefixes[name]
-	if !ok || (name == "f" && !s.Service.Settings.EnableFilePushes) || (name == "r" && !s.Service.Settings.EnableURLPushes) {
+	st := s.svc.Settings()
+	if !ok || (name == "f" && !st.EnableFilePushes) || (name == "r" && !st.EnableURLPushes) {
 		return v1Route{}, false
 	}
 	if !strings.Contains(p[1:], "/") {

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"hush/internal/service"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -263,9 +265,9 @@ func TestV1RoutingEdges(t *testing.T) {
 		t.Errorf("views_remaining %v: HEAD counted a view", m["views_remaining"])
 	}
 
-	off := newHarness(t, func(s *Server) {
-		s.Service.Settings.EnableFilePushes = false
-		s.Service.Settings.EnableURLPushes = false
+	off := newHarness(t, func(_ *Options, l *service.Limits) {
+		l.Settings.EnableFilePushes = false
+		l.Settings.EnableURLPushes = false
 	})
 	owner := off.user("o@example.com")
 	for _, path := range []string{"/f.json", "/r.json", "/f/active.json", "/r/" + tok + ".json"} {

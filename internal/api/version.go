@@ -28,20 +28,21 @@ type versionJSON struct {
 	} `json:"features"`
 }
 
-// version answers GET /api/v2/version. It is public and ignores tokens.
-func (s *Server) version(w http.ResponseWriter, r *http.Request) error {
+// versionV2 answers GET /api/v2/version. It is public and ignores tokens.
+func (s *Server) versionV2(w http.ResponseWriter, r *http.Request) error {
+	st := s.svc.Settings()
 	var v versionJSON
-	v.ApplicationVersion = s.Version
+	v.ApplicationVersion = s.version
 	v.APIVersion = APIVersion
 	v.Edition = "oss"
 	f := &v.Features
-	f.AnonymousAccess = s.Service.Settings.AllowAnonymous
+	f.AnonymousAccess = st.AllowAnonymous
 	f.APITokenAuthentication = true
 	f.Pushes.Enabled = true
-	f.Pushes.FileAttachments.Enabled = s.Service.Settings.EnableFilePushes
+	f.Pushes.FileAttachments.Enabled = st.EnableFilePushes
 	f.Pushes.FileAttachments.RequiresAuthentication = true
-	f.Pushes.URLPushes.Enabled = s.Service.Settings.EnableURLPushes
-	f.Pushes.QRCodePushes.Enabled = s.Service.Settings.EnableQRPushes
+	f.Pushes.URLPushes.Enabled = st.EnableURLPushes
+	f.Pushes.QRCodePushes.Enabled = st.EnableQRPushes
 	writeJSON(w, http.StatusOK, v)
 	return nil
 }

@@ -7,9 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/mail"
 	"strings"
-	"time"
 
 	"hush/internal/config"
 	"hush/internal/push"
@@ -82,6 +80,12 @@ func (e *env) migrate(ctx context.Context, args []string) error {
 	return nil
 }
 
+// accountService is a service over the configured database for the
+// account verbs, which need neither the master key nor the file store.
+func accountService(st *store.Store, cfg *config.Config) *service.Service {
+	return service.New(service.Deps{Store: st, Argon: secure.DefaultArgon()}, service.Limits{Settings: cfg.Push})
+}
+
 func (e *env) userCreate(ctx context.Context, args []string) error {
 	var email, password string
 	cfg, err := e.adminFlags("user create", args, func(fs *flag.FlagSet) {
@@ -91,8 +95,7 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	addr, err := mail.ParseAddress(email)
-	if err != nil || addr.Address != strings.TrimSpace(email) || !strings.Contains(addr.Address, ".") {
+	if !service.ValidEmail(service.NormalizeEmail(email)) {
 		return fmt.Errorf("invalid email address %q", email)
 	}
 	generated := false
@@ -109,23 +112,19 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 		}
 		generated = true
 	}
-	if len(password) < 8 {
-		return errors.New("the password must have at least 8 characters")
-	}
-	hash, err := secure.DefaultArgon().HashPassword(ctx, password)
-	if err != nil {
-		return err
-	}
 	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	u, err := st.CreateUser(ctx, addr.Address, hash, time.Now())
-	if push.ErrorCode(err) == push.CodeConflict {
-		return fmt.Errorf("a user with email %s already exists", strings.ToLower(addr.Address))
-	}
-	if err != nil {
+	u, err := accountService(st, cfg).CreateUser(ctx, email, password)
+	var pe *push.Error
+	switch {
+	case errors.As(err, &pe) && pe.Message == service.MsgEmailTaken:
+		return fmt.Errorf("a user with email %s already exists", service.NormalizeEmail(email))
+	case errors.As(err, &pe) && pe.Code == push.CodeInvalid:
+		return errors.New(strings.ToLower(pe.Message[:1]) + strings.TrimSuffix(pe.Message[1:], "."))
+	case err != nil:
 		return err
 	}
 	fmt.Fprintf(e.stdout, "created user %s\n", u.Email)
@@ -151,18 +150,16 @@ func (e *env) tokenCreate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	u, err := st.UserByEmail(ctx, email)
+	svc := accountService(st, cfg)
+	u, err := svc.UserByEmail(ctx, email)
 	if push.ErrorCode(err) == push.CodeNotFound {
 		return fmt.Errorf("no user with email %s", email)
 	}
 	if err != nil {
 		return err
 	}
-	token, err := secure.NewToken(32)
+	token, err := svc.ReplaceToken(ctx, u)
 	if err != nil {
-		return err
-	}
-	if err := st.ReplaceToken(ctx, u.ID, secure.TokenDigest(token), time.Now()); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "new API token for %s (shown once; any previous token no longer works):\n%s\n", u.Email, token)

@@ -70,7 +70,7 @@ func run(t *testing.T, env map[string]string, stdin string, args ...string) (int
 	return code, out.String(), errb.String()
 }
 
-type server struct {
+type served struct {
 	url    string
 	log    *syncBuffer
 	cancel context.CancelFunc
@@ -80,7 +80,7 @@ type server struct {
 var listenRE = regexp.MustCompile(`msg=listening addr=(\S+)|"msg":"listening","addr":"([^"]+)"`)
 
 // startServe runs `hush serve` on 127.0.0.1:0 and waits until it listens.
-func startServe(t *testing.T, env map[string]string) *server {
+func startServe(t *testing.T, env map[string]string) *served {
 	t.Helper()
 	// The request rate limit is off unless a test sets it: tests send bursts.
 	full := map[string]string{"HUSH_ADDR": "127.0.0.1:0", "PWP__THROTTLING__MINUTE": "0", "PWP__THROTTLING__SECOND": "0"}
@@ -88,7 +88,7 @@ func startServe(t *testing.T, env map[string]string) *server {
 		full[k] = v
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &server{log: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	s := &served{log: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
 	go func() {
 		s.done <- Main(ctx, []string{"hush", "serve"}, envFrom(full), strings.NewReader(""), io.Discard, s.log)
 	}()
@@ -111,7 +111,7 @@ func startServe(t *testing.T, env map[string]string) *server {
 }
 
 // stop shuts the server down and returns its exit status.
-func (s *server) stop(t *testing.T) int {
+func (s *served) stop(t *testing.T) int {
 	t.Helper()
 	if s.cancel == nil {
 		return 0

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"hush/internal/blob"
+	"hush/internal/blob/s3"
 	"hush/internal/config"
 )
 
@@ -21,7 +22,7 @@ func openFileStore(ctx context.Context, cfg *config.Config, log *slog.Logger) (b
 		return blob.NewDisk(filepath.Join(cfg.DataDir, "files"))
 	}
 	s := cfg.S3
-	store, err := blob.NewS3(blob.S3Options{Endpoint: s.Endpoint, Bucket: s.Bucket, AccessKey: s.AccessKey,
+	store, err := s3.New(s3.Options{Endpoint: s.Endpoint, Bucket: s.Bucket, AccessKey: s.AccessKey,
 		SecretKey: s.SecretKey, Region: s.Region, UseSSL: s.UseSSL, Prefix: s.Prefix})
 	if err != nil {
 		return nil, err

@@ -8,13 +8,17 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"hush/internal/api"
+	"hush/internal/blob"
 	"hush/internal/config"
+	"hush/internal/httpx"
 	"hush/internal/metrics"
 	"hush/internal/secure"
 	"hush/internal/service"
+	"hush/internal/store"
 	"hush/internal/web"
 )
 
@@ -28,87 +32,100 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	log := newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel)
+	srv, err := newServer(ctx, cfg, newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel))
+	if err != nil {
+		return err
+	}
+	defer srv.close()
+	return srv.run(ctx)
+}
+
+// server is the running program: everything serve builds, ready to run.
+type server struct {
+	cfg     *config.Config
+	log     *slog.Logger
+	store   *store.Store
+	files   blob.FileStore
+	svc     *service.Service
+	web     *web.Server
+	metrics *metrics.Metrics // nil without HUSH_METRICS_ADDR
+	http    *http.Server
+}
+
+// newServer opens the database (migrating it and checking the master key)
+// and the file store, and builds the service, the API, the pages and the
+// public HTTP server around them.
+func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger) (*server, error) {
 	keys, st, err := OpenKeyed(ctx, cfg, log)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer st.Close()
-
 	files, err := openFileStore(ctx, cfg, log)
 	if err != nil {
-		return err
+		st.Close()
+		return nil, err
 	}
-	svc := service.New(st, keys, secure.DefaultArgon(), cfg.Push, nil)
-	svc.Files = files
-	svc.MaxFileSize, svc.MaxPushSize = cfg.MaxFileSize, cfg.MaxPushSize
-	met := newMetrics(cfg)
-	svc.Observe = met.PushEvent
-	apiServer := &api.Server{
-		Service:        svc,
-		BaseURL:        cfg.BaseURL,
-		TrustedProxies: cfg.TrustedProxies,
-		MaxBody:        cfg.MaxJSONBody,
-		Version:        Version,
-		Log:            log,
-	}
-	webServer := web.New(web.Options{
-		Service:        svc,
-		BaseURL:        cfg.BaseURL,
-		TrustedProxies: cfg.TrustedProxies,
-		DisableSignups: cfg.DisableSignups,
-		DisableLogins:  cfg.DisableLogins,
-		Log:            log,
-	})
-	mux := http.NewServeMux()
+	s := &server{cfg: cfg, log: log, store: st, files: files, metrics: newMetrics(cfg)}
+	s.svc = service.New(service.Deps{Store: st, Keys: keys, Argon: secure.DefaultArgon(), Files: files,
+		Observe: s.metrics.PushEvent},
+		service.Limits{Settings: cfg.Push, MaxFileSize: cfg.MaxFileSize, MaxPushSize: cfg.MaxPushSize})
+	apiServer := api.New(api.Options{Service: s.svc, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+		MaxBody: cfg.MaxJSONBody, Version: Version, Log: log})
+	s.web = web.New(web.Options{Service: s.svc, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+		DisableSignups: cfg.DisableSignups, DisableLogins: cfg.DisableLogins, Log: log})
+	mux := httpx.NewMux()
 	mux.Handle("/api/", apiServer.Handler())
-	mux.Handle("/", webServer.Handler())
+	mux.Handle("/", s.web.Handler())
 	mux.Handle("GET /help/api", apiServer.HelpHandler())
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", readyz(st, files))
 	// The legacy v1 JSON paths (/p.json, /p/<token>.json …) are taken before
 	// the mux; every other path goes to it.
-	srv := newHTTPServer(cfg, log, met, apiServer.Legacy(mux))
-	stopMetrics, err := serveMetrics(cfg, log, met)
+	s.http = newHTTPServer(cfg, log, s.metrics, apiServer.Legacy(mux))
+	return s, nil
+}
+
+// close releases what newServer opened.
+func (s *server) close() { s.store.Close() }
+
+// run serves until ctx is cancelled, with the sweeper and the session
+// clean-up beside it, then shuts down gracefully: requests in flight get
+// the shutdown timeout to finish.
+func (s *server) run(ctx context.Context) error {
+	stopMetrics, err := serveMetrics(s.cfg, s.log, s.metrics)
 	if err != nil {
 		return err
 	}
 	defer stopMetrics()
-	ln, err := net.Listen("tcp", cfg.Addr)
+	ln, err := net.Listen("tcp", s.cfg.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "version", Version)
+	s.log.Info("listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir, "version", Version)
 
-	sweepCtx, stopSweep := context.WithCancel(ctx)
-	sweepDone := make(chan struct{})
-	go func() {
-		defer close(sweepDone)
-		sessionsDone := make(chan struct{})
-		go func() { defer close(sessionsDone); webServer.RunCleanup(sweepCtx, cfg.SweepInterval) }()
-		sweepLoop(sweepCtx, svc, cfg, log, met)
-		<-sessionsDone
+	bgCtx, stopBackground := context.WithCancel(ctx)
+	var background sync.WaitGroup
+	background.Go(func() { s.web.RunCleanup(bgCtx, s.cfg.SweepInterval) })
+	background.Go(func() { sweepLoop(bgCtx, s.svc, s.cfg, s.log, s.metrics) })
+	defer func() {
+		stopBackground()
+		background.Wait()
 	}()
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- s.http.Serve(ln) }()
 	select {
 	case err := <-errc:
-		stopSweep()
-		<-sweepDone
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	s.log.Info("shutting down")
+	shutCtx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
-	err = srv.Shutdown(shutCtx)
-	stopSweep()
-	<-sweepDone
-	if err != nil {
+	if err := s.http.Shutdown(shutCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
-	log.Info("stopped")
+	s.log.Info("stopped")
 	return nil
 }
 

@@ -133,7 +133,10 @@ func (d *Disk) Ping(context.Context) error {
 	return err
 }
 
-// ctxReader stops a copy when the context is cancelled.
+// ContextReader returns a reader of r that fails once ctx is cancelled, so
+// that a copy from it stops: every FileStore's Put reads through one.
+func ContextReader(ctx context.Context, r io.Reader) io.Reader { return ctxReader{ctx, r} }
+
 type ctxReader struct {
 	ctx context.Context
 	r   io.Reader

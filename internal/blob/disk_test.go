@@ -1,14 +1,17 @@
-package blob
+package blob_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"hush/internal/blob"
+	"hush/internal/blob/blobtest"
 )
 
 func TestDisk(t *testing.T) {
-	testFileStore(t, func(t *testing.T) FileStore {
-		d, err := NewDisk(filepath.Join(t.TempDir(), "files"))
+	blobtest.Run(t, func(t *testing.T) blob.FileStore {
+		d, err := blob.NewDisk(filepath.Join(t.TempDir(), "files"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -20,12 +23,12 @@ func TestDisk(t *testing.T) {
 // the two-level layout, and partial files left by a crash.
 func TestDiskLayout(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "files")
-	d, err := NewDisk(dir)
+	d, err := blob.NewDisk(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := "abcdefghijklmnop_-1234"
-	put(t, d, id, "sealed bytes")
+	blobtest.Put(t, d, id, "sealed bytes")
 	fi, err := os.Stat(filepath.Join(dir, "ab", id))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("blob file mode: %v %v", fi, err)
@@ -34,15 +37,15 @@ func TestDiskLayout(t *testing.T) {
 	// A crash mid-upload leaves a partial file: invisible to Open, reported
 	// by Walk (so the sweeper can remove it), removed by Delete.
 	crashed := "qrstuvwxyzABCDEFGH"
-	partial := filepath.Join(dir, "qr", crashed+tmpSuffix)
+	partial := filepath.Join(dir, "qr", crashed+blob.TmpSuffix)
 	if err := os.MkdirAll(filepath.Dir(partial), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(partial, []byte("half"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	assertMissing(t, d, crashed)
-	if got := walkIDs(t, d); len(got) != 2 || got[0] != id || got[1] != crashed {
+	blobtest.AssertMissing(t, d, crashed)
+	if got := blobtest.WalkIDs(t, d); len(got) != 2 || got[0] != id || got[1] != crashed {
 		t.Errorf("Walk saw %v", got)
 	}
 	if err := d.Delete(t.Context(), crashed); err != nil {

@@ -120,6 +120,13 @@ func (k EventKind) String() string {
 // its expiry, which are always logged: the cap never ends a push.
 const MaxAuditLogs = 2000
 
+// Meta are the facts about a request that the audit log records.
+type Meta struct {
+	IP        string
+	UserAgent string
+	Referrer  string
+}
+
 // Event is one audit entry.
 type Event struct {
 	Kind      EventKind

@@ -74,7 +74,7 @@ func (s *Settings) ForKind(k Kind) *KindSettings {
 }
 
 // KindEnabled reports whether new pushes of kind k may be created.
-func (s *Settings) KindEnabled(k Kind) bool {
+func (s Settings) KindEnabled(k Kind) bool {
 	switch k {
 	case KindURL:
 		return s.EnableURLPushes

@@ -67,7 +67,7 @@ func invalid(field, msg string) error {
 // the form cannot be used to sweep for which addresses have accounts), then
 // the password is hashed before the address is checked, so a taken address
 // answers no faster than a free one.
-func (s *Service) SignUp(ctx context.Context, email, password, confirm string, m Meta) (*push.User, error) {
+func (s *Service) SignUp(ctx context.Context, email, password, confirm string, m push.Meta) (*push.User, error) {
 	email = NormalizeEmail(email)
 	if !ValidEmail(email) {
 		return nil, invalid("email", MsgBadEmail)
@@ -75,16 +75,16 @@ func (s *Service) SignUp(ctx context.Context, email, password, confirm string, m
 	if msg := PasswordError(password, confirm); msg != "" {
 		return nil, invalid("password", msg)
 	}
-	now := s.now()
+	now := s.Now()
 	if _, err := s.reserve(ctx, now, tooManySignUps, store.Limit{
 		Bucket: bucket("signup-client", clientKey(m.IP)), Max: signUpPerClient, Window: signUpPerClientWindow}); err != nil {
 		return nil, err
 	}
-	hash, err := s.Argon.HashPassword(ctx, password)
+	hash, err := s.argon.HashPassword(ctx, password)
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.Store.CreateUser(ctx, email, hash, now)
+	u, err := s.store.CreateUser(ctx, email, hash, now)
 	if push.ErrorCode(err) == push.CodeConflict {
 		return nil, invalid("email", MsgEmailTaken)
 	}
@@ -95,13 +95,13 @@ func (s *Service) SignUp(ctx context.Context, email, password, confirm string, m
 // under the sign-in limits before any password is hashed, and gives them
 // back when it succeeds. An unknown email costs the same Argon2id work as a
 // wrong password.
-func (s *Service) SignIn(ctx context.Context, email, password string, m Meta) (*push.User, error) {
+func (s *Service) SignIn(ctx context.Context, email, password string, m push.Meta) (*push.User, error) {
 	email = NormalizeEmail(email)
-	sl, err := s.reserve(ctx, s.now(), tooManySignIns, signInLimits(clientKey(m.IP), email)...)
+	sl, err := s.reserve(ctx, s.Now(), tooManySignIns, signInLimits(clientKey(m.IP), email)...)
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.Store.UserByEmail(ctx, email)
+	u, err := s.store.UserByEmail(ctx, email)
 	if push.ErrorCode(err) == push.CodeNotFound {
 		s.wasteVerify(ctx, password)
 		return nil, &push.Error{Code: push.CodeUnauthenticated, Message: MsgBadCredentials}
@@ -117,8 +117,8 @@ func (s *Service) SignIn(ctx context.Context, email, password string, m Meta) (*
 
 // checkPassword verifies a signed-in user's current password, under the
 // sign-in limits: a stolen session cannot guess its way to the password.
-func (s *Service) checkPassword(ctx context.Context, u *push.User, password string, m Meta) error {
-	sl, err := s.reserve(ctx, s.now(), tooManySignIns, signInLimits(clientKey(m.IP), u.Email)...)
+func (s *Service) checkPassword(ctx context.Context, u *push.User, password string, m push.Meta) error {
+	sl, err := s.reserve(ctx, s.Now(), tooManySignIns, signInLimits(clientKey(m.IP), u.Email)...)
 	if err != nil {
 		return err
 	}
@@ -131,18 +131,18 @@ func (s *Service) checkPassword(ctx context.Context, u *push.User, password stri
 // ChangePassword replaces u's password after checking the current one. Every
 // web session of the account ends (a stolen session cookie included); the
 // returned user carries the new auth epoch for the caller's own session.
-func (s *Service) ChangePassword(ctx context.Context, u *push.User, current, password, confirm string, m Meta) (*push.User, error) {
+func (s *Service) ChangePassword(ctx context.Context, u *push.User, current, password, confirm string, m push.Meta) (*push.User, error) {
 	if err := s.checkPassword(ctx, u, current, m); err != nil {
 		return nil, err
 	}
 	if msg := PasswordError(password, confirm); msg != "" {
 		return nil, invalid("password", msg)
 	}
-	hash, err := s.Argon.HashPassword(ctx, password)
+	hash, err := s.argon.HashPassword(ctx, password)
 	if err != nil {
 		return nil, err
 	}
-	epoch, err := s.Store.SetPassword(ctx, u.ID, hash, s.now())
+	epoch, err := s.store.SetPassword(ctx, u.ID, hash, s.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -153,11 +153,11 @@ func (s *Service) ChangePassword(ctx context.Context, u *push.User, current, pas
 
 // DeleteAccount deletes u after checking its password: its tokens, sessions,
 // pushes, audit logs and files go with it.
-func (s *Service) DeleteAccount(ctx context.Context, u *push.User, password string, m Meta) error {
+func (s *Service) DeleteAccount(ctx context.Context, u *push.User, password string, m push.Meta) error {
 	if err := s.checkPassword(ctx, u, password, m); err != nil {
 		return err
 	}
-	return s.Store.DeleteUser(ctx, u.ID)
+	return s.store.DeleteUser(ctx, u.ID)
 }
 
 // SessionUser returns the account a web session names, if the session was
@@ -167,7 +167,7 @@ func (s *Service) SessionUser(ctx context.Context, id int64, epoch string) (*pus
 	if id == 0 || epoch == "" {
 		return nil, nil
 	}
-	u, err := s.Store.UserByID(ctx, id)
+	u, err := s.store.UserByID(ctx, id)
 	if push.ErrorCode(err) == push.CodeNotFound {
 		return nil, nil
 	}
@@ -181,7 +181,7 @@ func (s *Service) SessionUser(ctx context.Context, id int64, epoch string) (*pus
 }
 
 func (s *Service) verify(ctx context.Context, u *push.User, password string) bool {
-	ok, err := s.Argon.VerifyPassword(ctx, password, u.PasswordHash)
+	ok, err := s.argon.VerifyPassword(ctx, password, u.PasswordHash)
 	return err == nil && ok
 }
 
@@ -192,6 +192,32 @@ var dummyHash struct {
 
 // wasteVerify spends the time a real password check takes.
 func (s *Service) wasteVerify(ctx context.Context, password string) {
-	dummyHash.once.Do(func() { dummyHash.hash, _ = s.Argon.HashPassword(ctx, "not the password") })
-	s.Argon.VerifyPassword(ctx, password, dummyHash.hash)
+	dummyHash.once.Do(func() { dummyHash.hash, _ = s.argon.HashPassword(ctx, "not the password") })
+	s.argon.VerifyPassword(ctx, password, dummyHash.hash)
+}
+
+// CreateUser creates an account with a given password, under the same rules
+// as sign-up (`hush user create`, which an operator runs, has no limit).
+func (s *Service) CreateUser(ctx context.Context, email, password string) (*push.User, error) {
+	email = NormalizeEmail(email)
+	if !ValidEmail(email) {
+		return nil, invalid("email", MsgBadEmail)
+	}
+	if msg := PasswordError(password, password); msg != "" {
+		return nil, invalid("password", msg)
+	}
+	hash, err := s.argon.HashPassword(ctx, password)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.store.CreateUser(ctx, email, hash, s.Now())
+	if push.ErrorCode(err) == push.CodeConflict {
+		return nil, invalid("email", MsgEmailTaken)
+	}
+	return u, err
+}
+
+// UserByEmail finds an account; CodeNotFound when there is none.
+func (s *Service) UserByEmail(ctx context.Context, email string) (*push.User, error) {
+	return s.store.UserByEmail(ctx, NormalizeEmail(email))
 }

@@ -23,27 +23,36 @@ type Created struct {
 	Files []*push.File
 }
 
-// Create validates the params against the settings, seals the secret and
-// stores the push, its files and its audit entries in one transaction. The
-// caller has already checked that u may create at all. Uploads that do not
-// become part of a push are deleted.
-func (s *Service) Create(ctx context.Context, u *push.User, params push.Params, files FileSet, m Meta) (c *Created, err error) {
-	defer func() {
-		if err != nil {
-			s.Discard(ctx, files.Uploads)
-		}
-	}()
-	if u == nil && push.NeedsAuth(params) {
+// CreateInput is one create request.
+type CreateInput struct {
+	User    *push.User // nil: anonymous
+	Request *push.CreateRequest
+	Uploads *Uploads // the request's files; nil: none
+	Meta    push.Meta
+}
+
+// Create validates the request against the settings, seals the secret and
+// stores the push, its files and its audit entries in one transaction. On
+// success the uploads belong to the push (their Discard does nothing); on
+// any error they are still the caller's, to discard.
+func (s *Service) Create(ctx context.Context, in CreateInput) (*Created, error) {
+	u, req := in.User, *in.Request
+	if u == nil && req.NeedsAuth() {
 		return nil, &push.Error{Code: push.CodeUnauthenticated, Message: MsgSignIn}
 	}
-	d, err := push.Resolve(params, files.Count, &s.Settings)
+	var uploaded []*upload
+	if in.Uploads != nil {
+		req.FileCount = in.Uploads.Count()
+		uploaded = in.Uploads.files
+	}
+	d, err := push.Validate(&req, &s.settings)
 	if err != nil {
 		return nil, err
 	}
-	if len(files.Uploads) > 0 && s.Files == nil {
+	if len(uploaded) > 0 && s.files == nil {
 		return nil, &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{"files": {"File pushes are disabled."}}}
 	}
-	now := s.now()
+	now := s.Now()
 	p, passKey, err := s.newPush(ctx, u, d, now)
 	if err != nil {
 		return nil, err
@@ -54,16 +63,19 @@ func (s *Service) Create(ctx context.Context, u *push.User, params push.Params, 
 		if l, err = s.sealPush(p, d, passKey); err != nil {
 			return nil, err
 		}
-		if rows, err = sealFiles(l, files.Uploads, passKey); err != nil {
+		if rows, err = sealFiles(l, uploaded, passKey); err != nil {
 			return nil, err
 		}
-		err = s.Store.CreatePushWithFiles(ctx, p, s.event(push.EventCreation, u, m, now), rows)
+		err = s.store.CreatePushWithFiles(ctx, p, s.event(push.EventCreation, u, in.Meta, now), rows)
 		if push.ErrorCode(err) != push.CodeConflict || attempt == 2 {
 			break
 		}
 	}
 	if err != nil {
 		return nil, err
+	}
+	if in.Uploads != nil {
+		in.Uploads.kept = true
 	}
 	s.observe(EventCreated)
 	return &Created{Push: p, Draft: d, Files: rows}, nil
@@ -106,7 +118,7 @@ func (s *Service) sealPush(p *push.Push, d *push.Draft, passKey []byte) (*layers
 	if p.URLToken, err = secure.NewOrderedToken(p.CreatedAt, urlTokenBytes); err != nil {
 		return nil, err
 	}
-	l := newLayers(s.Keys, p.URLToken)
+	l := newLayers(s.keys, p.URLToken)
 	p.TokenKey = l.tokenKey
 	if p.PayloadSealed, err = l.seal(purposePayload, "payload", []byte(d.Payload), passKey); err != nil {
 		return nil, err

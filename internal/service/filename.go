@@ -1,8 +1,6 @@
 package service
 
 import (
-	"mime"
-	"path"
 	"strings"
 	"unicode/utf8"
 )
@@ -26,18 +24,6 @@ func SafeFileName(name string) string {
 		return "file"
 	}
 	return name
-}
-
-// PartType is the content type of an uploaded part: as sent, else guessed
-// from the file name (the official CLI sends none).
-func PartType(sent, fileName string) string {
-	if t, _, err := mime.ParseMediaType(sent); err == nil && sent != "" {
-		return t
-	}
-	if t := mime.TypeByExtension(path.Ext(fileName)); t != "" {
-		return t
-	}
-	return "application/octet-stream"
 }
 
 // isBidiControl reports whether r is one of Unicode's bidirectional

@@ -2,39 +2,18 @@ package service
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"time"
-	"unicode/utf8"
 
 	"hush/internal/blob"
 	"hush/internal/push"
 	"hush/internal/secure"
 )
-
-// Upload is a file already streamed, sealed, into the file store and waiting
-// for its push. Its key exists only in memory until the push is stored.
-type Upload struct {
-	BlobID      string
-	Name        string
-	ContentType string
-	Size        int64
-	key         []byte
-}
-
-// FileSet is what a create request attached. Count is the number of
-// non-empty files the request named; when it exceeds the cap, the request is
-// rejected and Uploads may hold fewer.
-type FileSet struct {
-	Count   int
-	Uploads []*Upload
-}
 
 // Default size limits of attachments.
 const (
@@ -45,57 +24,10 @@ const (
 
 var errFileTooLarge = errors.New("file too large")
 
-// TooLarge is the 413 for an attachment over the limits.
+// tooLarge is the 413 for an attachment over the limits.
 func (s *Service) tooLarge() error {
 	return &push.Error{Code: push.CodeTooLarge, Message: fmt.Sprintf(
-		"The files are too large: at most %d bytes per file and %d bytes per push.", s.MaxFileSize, s.MaxPushSize)}
-}
-
-// StoreFile streams one attachment into the file store, sealed under a fresh
-// random key, never holding it whole in memory. already is the number of
-// bytes this push has stored so far, for the per-push limit.
-func (s *Service) StoreFile(ctx context.Context, name, contentType string, r io.Reader, already int64) (*Upload, error) {
-	if name == "" || utf8.RuneCountInString(name) > maxFileName || !utf8.ValidString(name) || !utf8.ValidString(contentType) || len(contentType) > 255 {
-		return nil, &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{
-			"files": {"Each file needs a name of at most 255 characters."}}}
-	}
-	if contentType == "" {
-		contentType = "application/octet-stream"
-	}
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
-	var idBytes [16]byte
-	if _, err := rand.Read(idBytes[:]); err != nil {
-		return nil, err
-	}
-	id := hex.EncodeToString(idBytes[:])
-	limit := max(min(s.MaxFileSize, s.MaxPushSize-already), 0)
-	src := &cappedReader{r: r, left: limit}
-	pr, pw := io.Pipe()
-	go func() {
-		_, err := secure.SealStream(pw, src, key, contentAD(id))
-		pw.CloseWithError(err)
-	}()
-	_, err := s.Files.Put(ctx, id, pr)
-	pr.CloseWithError(io.ErrClosedPipe) // unblock the sealer if Put stopped early
-	if errors.Is(err, errFileTooLarge) || src.over {
-		s.Files.Delete(ctx, id)
-		return nil, s.tooLarge()
-	}
-	if err != nil {
-		s.Files.Delete(ctx, id)
-		return nil, fmt.Errorf("store file: %w", err)
-	}
-	return &Upload{BlobID: id, Name: name, ContentType: contentType, Size: src.read, key: key}, nil
-}
-
-// Discard deletes the contents of uploads that will not become a push.
-func (s *Service) Discard(ctx context.Context, uploads []*Upload) {
-	for _, u := range uploads {
-		s.Files.Delete(context.WithoutCancel(ctx), u.BlobID)
-	}
+		"The files are too large: at most %d bytes per file and %d bytes per push.", s.maxFileSize, s.maxPushSize)}
 }
 
 // cappedReader fails once more than left bytes are read.
@@ -129,19 +61,19 @@ type fileMeta struct {
 }
 
 // sealFiles turns uploads into file rows of the push whose layers l are.
-func sealFiles(l *layers, uploads []*Upload, passKey []byte) ([]*push.File, error) {
+func sealFiles(l *layers, uploads []*upload, passKey []byte) ([]*push.File, error) {
 	files := make([]*push.File, len(uploads))
 	for i, u := range uploads {
-		meta, _ := json.Marshal(fileMeta{u.Name, u.ContentType})
-		metaSealed, err := secure.SealWithKey(u.key, meta, metaAD(u.BlobID))
+		meta, _ := json.Marshal(fileMeta{u.name, u.contentType})
+		metaSealed, err := secure.SealWithKey(u.key, meta, metaAD(u.blobID))
 		if err != nil {
 			return nil, err
 		}
-		keySealed, err := l.seal(purposeFileKey, fileKeyField(u.BlobID), u.key, passKey)
+		keySealed, err := l.seal(purposeFileKey, fileKeyField(u.blobID), u.key, passKey)
 		if err != nil {
 			return nil, err
 		}
-		files[i] = &push.File{BlobID: u.BlobID, MetaSealed: metaSealed, KeySealed: keySealed, Size: u.Size}
+		files[i] = &push.File{BlobID: u.blobID, MetaSealed: metaSealed, KeySealed: keySealed, Size: u.size}
 	}
 	return files, nil
 }
@@ -166,11 +98,11 @@ func (s *Service) openFiles(ctx context.Context, p *push.Push, passKey []byte) (
 	if p.FileCount == 0 {
 		return nil, nil
 	}
-	files, err := s.Store.FilesOf(ctx, p.ID)
+	files, err := s.store.FilesOf(ctx, p.ID)
 	if err != nil || len(files) == 0 {
 		return nil, err
 	}
-	l := newLayers(s.Keys, p.URLToken)
+	l := newLayers(s.keys, p.URLToken)
 	out := make([]openedFile, 0, len(files))
 	for _, f := range files {
 		if f.KeySealed == nil {
@@ -198,14 +130,14 @@ func (s *Service) openFiles(ctx context.Context, p *push.Push, passKey []byte) (
 // its five minutes even after the push expired and its keys were wiped.
 func (s *Service) linkFiles(p *push.Push, opened []openedFile) ([]FileLink, error) {
 	links := make([]FileLink, 0, len(opened))
-	exp := s.now().Add(push.FileLinkTTL).UnixMilli()
+	exp := s.Now().Add(push.FileLinkTTL).UnixMilli()
 	for _, o := range opened {
 		raw := make([]byte, 24, 24+len(o.key))
 		binary.BigEndian.PutUint64(raw[0:], uint64(o.file.ID))
 		binary.BigEndian.PutUint64(raw[8:], uint64(p.ID))
 		binary.BigEndian.PutUint64(raw[16:], uint64(exp))
 		raw = append(raw, o.key...)
-		sealed, err := s.Keys.Seal(purposeFileLink, raw, []byte(purposeFileLink))
+		sealed, err := s.keys.Seal(purposeFileLink, raw, []byte(purposeFileLink))
 		if err != nil {
 			return nil, err
 		}
@@ -226,23 +158,23 @@ type Download struct {
 // OpenDownload checks a download token and opens the file it names. An
 // expired, tampered or purged link is push.ErrNotFound, whatever the reason,
 // so a link reveals nothing. A download is audited but is not a view.
-func (s *Service) OpenDownload(ctx context.Context, token string, m Meta) (*Download, error) {
+func (s *Service) OpenDownload(ctx context.Context, token string, m push.Meta) (*Download, error) {
 	sealed, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil || len(token) > 512 {
 		return nil, push.ErrNotFound
 	}
-	raw, err := s.Keys.Open(purposeFileLink, sealed, []byte(purposeFileLink))
+	raw, err := s.keys.Open(purposeFileLink, sealed, []byte(purposeFileLink))
 	if err != nil || len(raw) != 24+32 {
 		return nil, push.ErrNotFound
 	}
 	fileID := int64(binary.BigEndian.Uint64(raw[0:]))
 	pushID := int64(binary.BigEndian.Uint64(raw[8:]))
-	now := s.now()
+	now := s.Now()
 	if now.UnixMilli() >= int64(binary.BigEndian.Uint64(raw[16:])) {
 		return nil, push.ErrNotFound
 	}
 	key := raw[24:]
-	f, err := s.Store.FileByID(ctx, fileID)
+	f, err := s.store.FileByID(ctx, fileID)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +189,7 @@ func (s *Service) OpenDownload(ctx context.Context, token string, m Meta) (*Down
 	if err := json.Unmarshal(metaRaw, &meta); err != nil {
 		return nil, fmt.Errorf("file %d meta: %w", f.ID, err)
 	}
-	rc, err := s.Files.Open(ctx, f.BlobID)
+	rc, err := s.files.Open(ctx, f.BlobID)
 	if errors.Is(err, blob.ErrNotFound) {
 		return nil, push.ErrNotFound
 	}

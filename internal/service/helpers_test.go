@@ -3,35 +3,17 @@ package service
 import (
 	"bytes"
 	"context"
-	"sync"
 	"testing"
 	"time"
 
 	"hush/internal/push"
 	"hush/internal/secure"
 	"hush/internal/store"
+	"hush/internal/testclock"
 	"hush/internal/testdb"
 )
 
 func TestMain(m *testing.M) { testdb.Main(m) }
-
-// testClock is a settable clock.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
@@ -40,7 +22,7 @@ var testKey = bytes.Repeat([]byte{7}, 32)
 
 // newTestService returns a service on a fresh database of the engine under
 // test, with a cheap Argon2id so that tests can afford many derivations.
-func newTestService(t *testing.T, clock *testClock) *Service {
+func newTestService(t *testing.T, clock *testclock.Clock) *Service {
 	t.Helper()
 	st := openTestStore(t, testdb.URL(t))
 	return newServiceOn(t, st, clock)
@@ -59,7 +41,7 @@ func openTestStore(t *testing.T, url string) *store.Store {
 	return st
 }
 
-func newServiceOn(t *testing.T, st *store.Store, clock *testClock) *Service {
+func newServiceOn(t *testing.T, st *store.Store, clock *testclock.Clock) *Service {
 	t.Helper()
 	keys, err := secure.NewKeyring(testKey)
 	if err != nil {
@@ -69,18 +51,21 @@ func newServiceOn(t *testing.T, st *store.Store, clock *testClock) *Service {
 	if clock != nil {
 		now = clock.Now
 	}
-	return New(st, keys, secure.NewArgon(1, 64, 1, 0), push.DefaultSettings(), now)
+	return New(Deps{Store: st, Keys: keys, Argon: secure.NewArgon(1, 64, 1, 0), Now: now},
+		Limits{Settings: push.DefaultSettings()})
 }
 
-// create stores a push from params for u and returns its url_token.
-func create(t *testing.T, s *Service, u *push.User, params push.Params) string {
+// create stores a push for u and returns its url_token.
+func create(t *testing.T, s *Service, u *push.User, req push.CreateRequest) string {
 	t.Helper()
-	c, err := s.Create(context.Background(), u, params, FileSet{}, Meta{IP: "192.0.2.1"})
+	c, err := s.Create(context.Background(), CreateInput{User: u, Request: &req, Meta: push.Meta{IP: "192.0.2.1"}})
 	if err != nil {
-		t.Fatalf("Create(%v): %v", params, err)
+		t.Fatalf("Create(%+v): %v", req, err)
 	}
 	return c.Push.URLToken
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func TestValidToken(t *testing.T) {
 	for tok, want := range map[string]bool{

@@ -50,7 +50,7 @@ type slot []int64
 // limit without writing anything.
 func (s *Service) reserve(ctx context.Context, now time.Time, tooMany func(time.Duration) string, limits ...store.Limit) (slot, error) {
 	for _, l := range limits {
-		n, err := s.Store.CountEvents(ctx, l.Bucket, now, l.Window)
+		n, err := s.store.CountEvents(ctx, l.Bucket, now, l.Window)
 		if err != nil {
 			return nil, err
 		}
@@ -69,9 +69,9 @@ func (s *Service) reserveAt(ctx context.Context, now time.Time, tooMany func(tim
 		err  error
 	)
 	if full {
-		wait, err = s.Store.Wait(ctx, now, limits...)
+		wait, err = s.store.Wait(ctx, now, limits...)
 	} else {
-		ids, wait, err = s.Store.Reserve(ctx, now, limits...)
+		ids, wait, err = s.store.Reserve(ctx, now, limits...)
 	}
 	if err != nil {
 		return nil, err
@@ -84,7 +84,7 @@ func (s *Service) reserveAt(ctx context.Context, now time.Time, tooMany func(tim
 
 // release gives a slot back: the attempt succeeded.
 func (s *Service) release(ctx context.Context, sl slot) error {
-	return s.Store.Release(context.WithoutCancel(ctx), sl)
+	return s.store.Release(context.WithoutCancel(ctx), sl)
 }
 
 // retryIn says when to try again in words that agree with Retry-After: "in
@@ -179,5 +179,5 @@ func (s *Service) logNoise(ctx context.Context, pushID int64, subject string, ev
 	if err != nil {
 		return err
 	}
-	return s.Store.LogEvent(ctx, pushID, ev)
+	return s.store.LogEvent(ctx, pushID, ev)
 }

@@ -16,7 +16,7 @@ const (
 // deletable by viewers. Otherwise an anonymous caller gets
 // CodeUnauthenticated and a signed-in one CodeForbidden (D5). An already
 // expired push is returned unchanged.
-func (s *Service) Expire(ctx context.Context, token string, u *push.User, m Meta) (*push.Push, error) {
+func (s *Service) Expire(ctx context.Context, token string, u *push.User, m push.Meta) (*push.Push, error) {
 	p, err := s.Lookup(ctx, token)
 	if err != nil {
 		return nil, err
@@ -31,7 +31,7 @@ func (s *Service) Expire(ctx context.Context, token string, u *push.User, m Meta
 	if p.Expired {
 		return p, nil
 	}
-	if _, err := s.Store.ExpireByHand(ctx, p.ID, s.event(push.EventExpire, u, m, s.now())); err != nil {
+	if _, err := s.store.ExpireByHand(ctx, p.ID, s.event(push.EventExpire, u, m, s.Now())); err != nil {
 		return nil, err
 	}
 	s.observe(EventExpired)
@@ -50,7 +50,7 @@ func (s *Service) Audit(ctx context.Context, token string, u *push.User, page in
 	if page < 1 || page > MaxPage {
 		return nil, nil, &push.Error{Code: push.CodeBadRequest, Message: "Invalid page parameter"}
 	}
-	events, err := s.Store.AuditLog(ctx, p.ID, PageSize, (page-1)*PageSize)
+	events, err := s.store.AuditLog(ctx, p.ID, PageSize, (page-1)*PageSize)
 	return p, events, err
 }
 
@@ -63,13 +63,13 @@ type Listed struct {
 // List returns one page of the user's active or expired pushes, newest first.
 // An owned push keeps its url_token sealed under the master key for this.
 func (s *Service) List(ctx context.Context, u *push.User, expired bool, page int) ([]Listed, error) {
-	pushes, err := s.Store.ListPushes(ctx, u.ID, expired, PageSize, (page-1)*PageSize)
+	pushes, err := s.store.ListPushes(ctx, u.ID, expired, PageSize, (page-1)*PageSize)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Listed, len(pushes))
 	for i, p := range pushes {
-		if p.URLToken, err = openToken(s.Keys, p); err != nil {
+		if p.URLToken, err = openToken(s.keys, p); err != nil {
 			return nil, err
 		}
 		note, err := s.Note(p)

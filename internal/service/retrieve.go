@@ -23,7 +23,7 @@ type RetrieveRequest struct {
 	Token      string
 	Passphrase string
 	User       *push.User // nil: anonymous
-	Meta       Meta
+	Meta       push.Meta
 	// Check, when set, sees the opened payload before the view is claimed;
 	// its error ends the retrieval with no view used (a page that cannot
 	// show the payload must not spend the view).
@@ -31,7 +31,7 @@ type RetrieveRequest struct {
 }
 
 // Retrieve is RetrieveWith for a request without a check.
-func (s *Service) Retrieve(ctx context.Context, token, passphrase string, u *push.User, m Meta) (*Retrieval, error) {
+func (s *Service) Retrieve(ctx context.Context, token, passphrase string, u *push.User, m push.Meta) (*Retrieval, error) {
 	return s.RetrieveWith(ctx, RetrieveRequest{Token: token, Passphrase: passphrase, User: u, Meta: m})
 }
 
@@ -44,7 +44,7 @@ func (s *Service) RetrieveWith(ctx context.Context, req RetrieveRequest) (*Retri
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
+	now := s.Now()
 	if !p.Expired && p.LimitsReached(now) {
 		if p, err = s.expireDue(ctx, p, now); err != nil {
 			return nil, err
@@ -95,7 +95,7 @@ func (s *Service) RetrieveWith(ctx context.Context, req RetrieveRequest) (*Retri
 // passphrase gives its slot back. It returns the payload and the key of the
 // passphrase layer (nil without one).
 func (s *Service) unlock(ctx context.Context, p *push.Push, req RetrieveRequest, now time.Time) (plain, passKey []byte, err error) {
-	l := newLayers(s.Keys, p.URLToken)
+	l := newLayers(s.keys, p.URLToken)
 	if !p.HasPassphrase {
 		if plain, err = l.open(purposePayload, "payload", p.PayloadSealed, nil); err != nil {
 			return nil, nil, fmt.Errorf("push %d: %w", p.ID, err)
@@ -120,7 +120,7 @@ func (s *Service) unlock(ctx context.Context, p *push.Push, req RetrieveRequest,
 	plain, err = l.open(purposePayload, "payload", p.PayloadSealed, passKey)
 	if errors.Is(err, errWrongPassphrase) {
 		// The slot stays taken: this failure counts against the limits.
-		if err := s.Store.LogEvent(ctx, p.ID, s.event(push.EventFailedPassphrase, req.User, req.Meta, now)); err != nil {
+		if err := s.store.LogEvent(ctx, p.ID, s.event(push.EventFailedPassphrase, req.User, req.Meta, now)); err != nil {
 			return nil, nil, err
 		}
 		return nil, nil, ErrPassphrase
@@ -138,9 +138,9 @@ func (s *Service) unlock(ctx context.Context, p *push.Push, req RetrieveRequest,
 // push was used up meanwhile.
 func (s *Service) claim(ctx context.Context, p *push.Push, req RetrieveRequest, now time.Time) (bool, error) {
 	if p.OwnedBy(UserID(req.User)) {
-		return true, s.Store.LogEvent(ctx, p.ID, s.event(push.EventOwnerView, req.User, req.Meta, now))
+		return true, s.store.LogEvent(ctx, p.ID, s.event(push.EventOwnerView, req.User, req.Meta, now))
 	}
-	claimed, views, err := s.Store.ClaimView(ctx, p.ID, s.event(push.EventView, req.User, req.Meta, now))
+	claimed, views, err := s.store.ClaimView(ctx, p.ID, s.event(push.EventView, req.User, req.Meta, now))
 	if err != nil || !claimed {
 		return false, err
 	}
@@ -152,7 +152,7 @@ func (s *Service) claim(ctx context.Context, p *push.Push, req RetrieveRequest, 
 
 // expireDue expires a push past its limits and returns its new state.
 func (s *Service) expireDue(ctx context.Context, p *push.Push, now time.Time) (*push.Push, error) {
-	if _, err := s.Store.ExpireIfDue(ctx, p.ID, now); err != nil {
+	if _, err := s.store.ExpireIfDue(ctx, p.ID, now); err != nil {
 		return nil, err
 	}
 	return s.reload(ctx, p)
@@ -161,7 +161,7 @@ func (s *Service) expireDue(ctx context.Context, p *push.Push, now time.Time) (*
 // expiredView records a retrieval of an expired push: it is logged and lowers
 // views_remaining, as the reference does.
 func (s *Service) expiredView(ctx context.Context, p *push.Push, req RetrieveRequest, now time.Time) (*Retrieval, error) {
-	if err := s.Store.RecordFailedView(ctx, p.ID, s.event(push.EventFailedView, req.User, req.Meta, now)); err != nil {
+	if err := s.store.RecordFailedView(ctx, p.ID, s.event(push.EventFailedView, req.User, req.Meta, now)); err != nil {
 		return nil, err
 	}
 	p.ViewCount++

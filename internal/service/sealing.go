@@ -117,7 +117,7 @@ func (s *Service) passphraseKey(ctx context.Context, passphrase string, salt []b
 	if salt == nil {
 		return nil, nil
 	}
-	key, err := s.Argon.DeriveKey(ctx, passphrase, salt)
+	key, err := s.argon.DeriveKey(ctx, passphrase, salt)
 	if err != nil {
 		return nil, fmt.Errorf("derive passphrase key: %w", err)
 	}
@@ -132,7 +132,7 @@ func (s *Service) Note(p *push.Push) (string, error) {
 	if p.URLToken == "" {
 		return "", fmt.Errorf("note of push %d: the url_token is not known", p.ID)
 	}
-	b, err := newLayers(s.Keys, p.URLToken).open(purposeNote, "note", p.NoteSealed, nil)
+	b, err := newLayers(s.keys, p.URLToken).open(purposeNote, "note", p.NoteSealed, nil)
 	if err != nil {
 		return "", fmt.Errorf("note of push %d: %w", p.ID, err)
 	}

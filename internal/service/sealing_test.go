@@ -10,6 +10,7 @@ import (
 	"hush/internal/push"
 	"hush/internal/secure"
 	"hush/internal/store"
+	"hush/internal/testclock"
 	"hush/internal/testdb"
 )
 
@@ -73,7 +74,7 @@ func TestDatabaseAndMasterKeyCannotReadAnonymousPush(t *testing.T) {
 	url := testdb.URL(t)
 	s := newServiceOn(t, openTestStore(t, url), nil)
 	const payload, note = "the vault code is 4 8 15 16 23 42", "for the night shift"
-	tok := create(t, s, nil, push.Params{"payload": payload, "note": note})
+	tok := create(t, s, nil, push.CreateRequest{Payload: payload, Note: note})
 
 	raw := dump(t, rawDB(t, url))
 	for _, secret := range []string{tok, tok[8:], payload, note} {
@@ -89,7 +90,7 @@ func TestDatabaseAndMasterKeyCannotReadAnonymousPush(t *testing.T) {
 		t.Fatal(err)
 	}
 	for field, v := range map[string][]byte{"payload": sealed, "note": sealedNote} {
-		inner, err := s.Keys.Open(purposeFor(field), v, outerAD(key, field))
+		inner, err := s.keys.Open(purposeFor(field), v, outerAD(key, field))
 		if err != nil {
 			t.Fatalf("the master key does not open the outer layer of %s: %v", field, err)
 		}
@@ -103,7 +104,7 @@ func TestDatabaseAndMasterKeyCannotReadAnonymousPush(t *testing.T) {
 		}
 	}
 	// The link opens it.
-	r, err := s.Retrieve(context.Background(), tok, "", nil, Meta{})
+	r, err := s.Retrieve(context.Background(), tok, "", nil, push.Meta{})
 	if err != nil || r.Payload == nil || *r.Payload != payload {
 		t.Fatalf("Retrieve = %+v, %v", r, err)
 	}
@@ -115,11 +116,11 @@ func TestOwnedPushListsItsLink(t *testing.T) {
 	t.Parallel()
 	url := testdb.URL(t)
 	s := newServiceOn(t, openTestStore(t, url), nil)
-	u, err := s.Store.CreateUser(context.Background(), "o@example.com", "h", t0)
+	u, err := s.store.CreateUser(context.Background(), "o@example.com", "h", t0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok := create(t, s, u, push.Params{"payload": "p", "note": "owner's note"})
+	tok := create(t, s, u, push.CreateRequest{Payload: "p", Note: "owner's note"})
 	if bytes.Contains(dump(t, rawDB(t, url)), []byte(tok)) {
 		t.Fatal("the database holds an owned push's link in clear")
 	}
@@ -138,7 +139,7 @@ func TestMigrateTokens(t *testing.T) {
 	t.Parallel()
 	url := testdb.URL(t)
 	st := openTestStore(t, url)
-	s := newServiceOn(t, st, &testClock{now: t0.Add(push.Day)})
+	s := newServiceOn(t, st, testclock.New(t0.Add(push.Day)))
 	ctx := context.Background()
 	u, err := st.CreateUser(ctx, "o@example.com", "h", t0)
 	if err != nil {
@@ -157,7 +158,7 @@ func TestMigrateTokens(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		v, err := s.Keys.Seal(purpose, plain, innerAD(token, field))
+		v, err := s.keys.Seal(purpose, plain, innerAD(token, field))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,11 +180,11 @@ func TestMigrateTokens(t *testing.T) {
 		oldSeal(purposeNote, "oldtokenOwned3", "note", []byte("old note"), nil), nil)
 
 	var progressed int
-	n, err := MigrateTokens(ctx, st, s.Keys, func(done, total int) { progressed = done })
+	n, err := MigrateTokens(ctx, st, s.keys, func(done, total int) { progressed = done })
 	if err != nil || n != 3 || progressed != 3 {
 		t.Fatalf("MigrateTokens = %d, %v (progress %d), want 3", n, err, progressed)
 	}
-	if n, err := MigrateTokens(ctx, st, s.Keys, nil); err != nil || n != 0 {
+	if n, err := MigrateTokens(ctx, st, s.keys, nil); err != nil || n != 0 {
 		t.Fatalf("second MigrateTokens = %d, %v, want 0", n, err)
 	}
 	raw := dump(t, db)
@@ -193,15 +194,15 @@ func TestMigrateTokens(t *testing.T) {
 		}
 	}
 	for tok, want := range map[string]string{"oldtokenAnon1": "anon secret", "oldtokenOwned3": "owned secret"} {
-		r, err := s.Retrieve(ctx, tok, "", nil, Meta{})
+		r, err := s.Retrieve(ctx, tok, "", nil, push.Meta{})
 		if err != nil || r.Payload == nil || *r.Payload != want {
 			t.Errorf("Retrieve(%s) = %+v, %v", tok, r, err)
 		}
 	}
-	if _, err := s.Retrieve(ctx, "oldtokenPass2", "wrong", nil, Meta{IP: "192.0.2.1"}); err != ErrPassphrase {
+	if _, err := s.Retrieve(ctx, "oldtokenPass2", "wrong", nil, push.Meta{IP: "192.0.2.1"}); err != ErrPassphrase {
 		t.Errorf("wrong passphrase on a converted push: %v", err)
 	}
-	if r, err := s.Retrieve(ctx, "oldtokenPass2", "open sesame", nil, Meta{IP: "192.0.2.1"}); err != nil || r.Payload == nil || *r.Payload != "pass secret" {
+	if r, err := s.Retrieve(ctx, "oldtokenPass2", "open sesame", nil, push.Meta{IP: "192.0.2.1"}); err != nil || r.Payload == nil || *r.Payload != "pass secret" {
 		t.Errorf("right passphrase on a converted push: %+v, %v", r, err)
 	}
 	list, err := s.List(ctx, u, false, 1)
@@ -214,7 +215,7 @@ func TestMigrateTokens(t *testing.T) {
 	if err := db.QueryRow(`SELECT payload FROM pushes WHERE id = 101`).Scan(&sealed); err != nil {
 		t.Fatal(err)
 	}
-	inner, err := s.Keys.Open(purposePayload, sealed, outerAD(secure.TokenKey("oldtokenAnon1"), "payload"))
+	inner, err := s.keys.Open(purposePayload, sealed, outerAD(secure.TokenKey("oldtokenAnon1"), "payload"))
 	if err != nil || strings.Contains(string(inner), "anon secret") {
 		t.Fatalf("converted payload under the master layer: %q, %v", inner, err)
 	}

@@ -10,17 +10,17 @@ import (
 	"hush/internal/push"
 )
 
-// Seed stores n anonymous pushes made from params as Create makes them —
+// Seed stores n anonymous pushes made from req as Create makes them —
 // resolved against the settings, a fresh token each, sealed under the master
 // key, each with its creation audit entry — but created at `at` and all in
 // one transaction. It is a fast way to fill a database for measurements
 // (cmd/hush-seed), not a request path: nothing is observed or rate limited.
 // It returns the pushes' tokens.
-func (s *Service) Seed(ctx context.Context, params push.Params, n int, at time.Time, m Meta) ([]string, error) {
-	if push.NeedsAuth(params) {
+func (s *Service) Seed(ctx context.Context, req *push.CreateRequest, n int, at time.Time, m push.Meta) ([]string, error) {
+	if req.NeedsAuth() {
 		return nil, errors.New("seed: file pushes cannot be seeded")
 	}
-	d, err := push.Resolve(params, 0, &s.Settings)
+	d, err := push.Validate(req, &s.settings)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (s *Service) Seed(ctx context.Context, params push.Params, n int, at time.T
 	// instead of touching its pages at random (several times faster once the
 	// index outgrows SQLite's page cache).
 	slices.SortFunc(ps, func(a, b *push.Push) int { return strings.Compare(a.TokenKey, b.TokenKey) })
-	if err := s.Store.CreatePushes(ctx, ps, evs); err != nil {
+	if err := s.store.CreatePushes(ctx, ps, evs); err != nil {
 		return nil, err
 	}
 	tokens := make([]string, n)

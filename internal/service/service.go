@@ -15,45 +15,83 @@ import (
 	"hush/internal/store"
 )
 
-// Service performs push operations. Build it with New.
+// Service is the one door into Hush's rules: pushes (create, retrieve,
+// expire, audit, lists, files, sweeps) and accounts (sign-up, sign-in,
+// passwords, API tokens, web sessions). The HTTP packages speak to it only;
+// it speaks in domain values and push.Error codes, never HTTP. Build it
+// with New; nothing is set after that.
 type Service struct {
-	Store    *store.Store
-	Keys     *secure.Keyring
-	Argon    *secure.Argon // passphrase key derivation
-	Settings push.Settings
-	Now      func() time.Time
-
-	// Files keeps attachment contents; MaxFileSize and MaxPushSize bound them.
-	Files       blob.FileStore
-	MaxFileSize int64
-	MaxPushSize int64
-
-	// Observe, when set, is told of push life events (EventCreated, …).
-	Observe func(event string)
+	store       *store.Store
+	keys        *secure.Keyring
+	argon       *secure.Argon // passphrase key derivation and password hashing
+	files       blob.FileStore
+	clock       func() time.Time
+	observer    func(event string)
+	settings    push.Settings
+	maxFileSize int64
+	maxPushSize int64
 
 	sweep sweepState
 }
 
-// New returns a Service; now may be nil for the wall clock. Set Files to
-// enable attachments.
-func New(st *store.Store, keys *secure.Keyring, argon *secure.Argon, settings push.Settings, now func() time.Time) *Service {
-	if now == nil {
-		now = time.Now
+// Deps are what a Service works with.
+type Deps struct {
+	Store *store.Store
+	Keys  *secure.Keyring
+	Argon *secure.Argon
+	// Files keeps attachment contents; nil turns attachments off.
+	Files blob.FileStore
+	// Now is the clock; nil is the wall clock.
+	Now func() time.Time
+	// Observe, when set, is told of push life events (EventCreated, …).
+	Observe func(event string)
+}
+
+// Limits are the instance's rules for pushes.
+type Limits struct {
+	Settings    push.Settings
+	MaxFileSize int64 // largest attached file in bytes; 0: DefaultMaxFileSize
+	MaxPushSize int64 // largest total of a push's files; 0: DefaultMaxPushSize
+}
+
+// New returns a Service.
+func New(d Deps, l Limits) *Service {
+	s := &Service{store: d.Store, keys: d.Keys, argon: d.Argon, files: d.Files, clock: d.Now,
+		observer: d.Observe, settings: l.Settings, maxFileSize: l.MaxFileSize, maxPushSize: l.MaxPushSize}
+	if s.clock == nil {
+		s.clock = time.Now
 	}
-	return &Service{Store: st, Keys: keys, Argon: argon, Settings: settings, Now: now,
-		MaxFileSize: DefaultMaxFileSize, MaxPushSize: DefaultMaxPushSize}
+	if s.maxFileSize <= 0 {
+		s.maxFileSize = DefaultMaxFileSize
+	}
+	if s.maxPushSize <= 0 {
+		s.maxPushSize = DefaultMaxPushSize
+	}
+	return s
 }
 
-// Meta are the facts about a request that the audit log records.
-type Meta struct {
-	IP        string
-	UserAgent string
-	Referrer  string
-}
+// Now is the service's clock, in UTC.
+func (s *Service) Now() time.Time { return s.clock().UTC() }
 
-func (s *Service) now() time.Time { return s.Now().UTC() }
+// Settings are the instance's push settings.
+func (s *Service) Settings() push.Settings { return s.settings }
 
-func (s *Service) event(kind push.EventKind, u *push.User, m Meta, now time.Time) push.Event {
+// MaxFileSize and MaxPushSize bound attachments: a file, and a push's files
+// together, in bytes.
+func (s *Service) MaxFileSize() int64 { return s.maxFileSize }
+
+// MaxPushSize is the largest total of a push's files, in bytes.
+func (s *Service) MaxPushSize() int64 { return s.maxPushSize }
+
+// FilesEnabled reports whether pushes may carry files: file pushes are on
+// and a file store is configured.
+func (s *Service) FilesEnabled() bool { return s.settings.EnableFilePushes && s.files != nil }
+
+// MayAttach is the one rule for attaching files: a signed-in caller, on an
+// instance where files are enabled.
+func (s *Service) MayAttach(u *push.User) bool { return u != nil && s.FilesEnabled() }
+
+func (s *Service) event(kind push.EventKind, u *push.User, m push.Meta, now time.Time) push.Event {
 	return push.Event{Kind: kind, IP: m.IP, UserAgent: m.UserAgent, Referrer: m.Referrer, UserID: UserID(u), CreatedAt: now}
 }
 
@@ -86,7 +124,7 @@ func (s *Service) Lookup(ctx context.Context, token string) (*push.Push, error) 
 	if !ValidToken(token) {
 		return nil, push.ErrNotFound
 	}
-	p, err := s.Store.PushByKey(ctx, secure.TokenKey(token))
+	p, err := s.store.PushByKey(ctx, secure.TokenKey(token))
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +134,7 @@ func (s *Service) Lookup(ctx context.Context, token string) (*push.Push, error) 
 
 // reload reads p again after a change, keeping its token.
 func (s *Service) reload(ctx context.Context, p *push.Push) (*push.Push, error) {
-	q, err := s.Store.PushByKey(ctx, p.TokenKey)
+	q, err := s.store.PushByKey(ctx, p.TokenKey)
 	if err != nil {
 		return nil, err
 	}

@@ -25,28 +25,28 @@ type SweepResult struct {
 // hourly, deletes orphaned blobs. Every step is idempotent, so several
 // instances may sweep at once.
 func (s *Service) Sweep(ctx context.Context, purgeAfter time.Duration) (SweepResult, error) {
-	now := s.now()
+	now := s.Now()
 	var r SweepResult
 	var err error
-	if r.SweepResult, err = s.Store.Sweep(ctx, now, purgeAfter); err != nil {
+	if r.SweepResult, err = s.store.Sweep(ctx, now, purgeAfter); err != nil {
 		return r, err
 	}
-	if _, err := s.Store.PruneEvents(ctx, now.Add(-guessPerPushWindow)); err != nil {
+	if _, err := s.store.PruneEvents(ctx, now.Add(-guessPerPushWindow)); err != nil {
 		return r, err
 	}
-	if s.Files == nil {
+	if s.files == nil {
 		return r, nil
 	}
 	for {
-		due, err := s.Store.DueFiles(ctx, now, 500)
+		due, err := s.store.DueFiles(ctx, now, 500)
 		if err != nil {
 			return r, err
 		}
 		for _, f := range due {
-			if err := s.Files.Delete(ctx, f.BlobID); err != nil {
+			if err := s.files.Delete(ctx, f.BlobID); err != nil {
 				return r, err
 			}
-			if err := s.Store.DeleteFile(ctx, f.ID); err != nil {
+			if err := s.store.DeleteFile(ctx, f.ID); err != nil {
 				return r, err
 			}
 			r.FilesPurged++
@@ -70,15 +70,15 @@ func (s *Service) Sweep(ctx context.Context, purgeAfter time.Duration) (SweepRes
 // sweepOrphans deletes blobs older than orphanAge that no file row names.
 func (s *Service) sweepOrphans(ctx context.Context, now time.Time) (int, error) {
 	n := 0
-	err := s.Files.Walk(ctx, func(id string, modified time.Time) error {
+	err := s.files.Walk(ctx, func(id string, modified time.Time) error {
 		if now.Sub(modified) < orphanAge {
 			return nil
 		}
-		used, err := s.Store.BlobReferenced(ctx, id)
+		used, err := s.store.BlobReferenced(ctx, id)
 		if err != nil || used {
 			return err
 		}
-		if err := s.Files.Delete(ctx, id); err != nil {
+		if err := s.files.Delete(ctx, id); err != nil {
 			return err
 		}
 		n++

@@ -57,7 +57,7 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := r.PostForm
-	changed, err := s.Service.ChangePassword(r.Context(), u, f.Get("current_password"), f.Get("password"),
+	changed, err := s.svc.ChangePassword(r.Context(), u, f.Get("current_password"), f.Get("password"),
 		f.Get("password_confirmation"), s.meta(r))
 	if s.accountError(w, r, u, err, "The current password is not correct.") {
 		return
@@ -84,7 +84,7 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
 		return
 	}
-	err := s.Service.DeleteAccount(r.Context(), u, r.PostForm.Get("current_password"), s.meta(r))
+	err := s.svc.DeleteAccount(r.Context(), u, r.PostForm.Get("current_password"), s.meta(r))
 	if s.accountError(w, r, u, err, "The password is not correct; the account was not deleted.") {
 		return
 	}

@@ -24,7 +24,7 @@ func (h *harness) signUp(email, pw string) *client {
 
 func (h *harness) user(email string) *push.User {
 	h.t.Helper()
-	u, err := h.svc.Store.UserByEmail(context.Background(), email)
+	u, err := h.svc.UserByEmail(context.Background(), email)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestDisableSignupsAndLogins(t *testing.T) {
 	} {
 		r.expect(t, http.StatusForbidden)
 	}
-	if _, err := h.svc.Store.UserByEmail(context.Background(), "a@b.example"); err == nil {
+	if _, err := h.svc.UserByEmail(context.Background(), "a@b.example"); err == nil {
 		t.Error("a user was created while sign-ups are disabled")
 	}
 }
@@ -233,7 +233,7 @@ func TestAccountEdit(t *testing.T) {
 	}
 
 	u := h.user("ed@example.com")
-	tok := h.create(u, push.Params{"payload": "mine"})
+	tok := h.create(u, fields{"payload": "mine"})
 	c.post("/users/delete", url.Values{"current_password": {"nope"}}).expect(t, http.StatusUnauthorized)
 	del := c.post("/users/delete", url.Values{"current_password": {"password two"}})
 	del.expect(t, http.StatusOK)

@@ -43,7 +43,7 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n := pageParam(r)
-	p, events, err := s.Service.Audit(r.Context(), r.PathValue("token"), u, n)
+	p, events, err := s.svc.Audit(r.Context(), r.PathValue("token"), u, n)
 	if push.ErrorCode(err) == push.CodeForbidden {
 		s.renderError(w, r, http.StatusForbidden, "Not your push", "Only the creator of a push can read its audit log.")
 		return
@@ -52,7 +52,7 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	note, err := s.Service.Note(p)
+	note, err := s.svc.Note(p)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -66,7 +66,7 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 		Created:   p.CreatedAt,
 		Expired:   p.Expired,
 		ExpiredOn: p.ExpiredOn,
-		DaysLeft:  p.DaysRemaining(s.Service.Now()),
+		DaysLeft:  p.DaysRemaining(s.svc.Now()),
 		ViewsLeft: p.ViewsRemaining(),
 		Page:      n,
 		Prev:      n - 1,

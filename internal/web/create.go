@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
+	"hush/internal/httpx"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -43,7 +45,7 @@ type createView struct {
 // for, or file when u may attach files.
 func (s *Server) createKind(k string, u *push.User) push.Kind {
 	kind, ok := push.ParseKind(k)
-	if !ok || !s.Service.Settings.KindEnabled(kind) || (kind == push.KindFile && !s.filesAllowed(u)) {
+	if !ok || !s.settings().KindEnabled(kind) || (kind == push.KindFile && !s.filesAllowed(u)) {
 		return push.KindText
 	}
 	return kind
@@ -51,7 +53,8 @@ func (s *Server) createKind(k string, u *push.User) push.Kind {
 
 // newCreateView fills the form with the instance defaults for kind.
 func (s *Server) newCreateView(kind push.Kind, u *push.User) createView {
-	set := &s.Service.Settings
+	st := s.settings()
+	set := &st
 	ks := *set.ForKind(kind)
 	v := createView{
 		NeedSignIn:    u == nil && !set.AllowAnonymous,
@@ -65,7 +68,7 @@ func (s *Server) newCreateView(kind push.Kind, u *push.User) createView {
 		RetrievalStep: ks.RetrievalStepDefault,
 		Deletable:     ks.DeletableDefault,
 		MaxFiles:      set.MaxFileUploads,
-		FileLimits:    "at most " + humanSize(s.Service.MaxFileSize) + " each and " + humanSize(s.Service.MaxPushSize) + " in all",
+		FileLimits:    "at most " + humanSize(s.svc.MaxFileSize()) + " each and " + humanSize(s.svc.MaxPushSize()) + " in all",
 	}
 	for _, t := range []kindTab{{"text", "Text", false}, {"url", "URL", false}, {"qr", "QR code", false}, {"file", "File", false}} {
 		if set.KindEnabled(push.Kind(t.Kind)) && (t.Kind != "file" || s.filesAllowed(u)) {
@@ -88,7 +91,9 @@ func (s *Server) createForm(w http.ResponseWriter, r *http.Request) {
 // multipart; its files are streamed into the file store as they arrive.
 func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) {
 	u := s.currentUser(r)
-	f, files, err := s.readCreateForm(w, r, u)
+	up := s.svc.NewUploads()
+	defer up.Discard(r.Context())
+	f, err := s.readCreateForm(w, r, u, up)
 	if err != nil {
 		s.createFormError(w, r, u, err)
 		return
@@ -96,30 +101,14 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) {
 	kind := s.createKind(f.Get("kind"), u)
 	v := s.newCreateView(kind, u)
 	if v.NeedSignIn {
-		s.Service.Discard(r.Context(), files.Uploads)
 		s.render(w, r, "create.html", page{Title: "Share a secret", User: u, Status: http.StatusUnauthorized, Data: v})
 		return
 	}
-	params := push.Params{
-		"kind":               string(kind),
-		"payload":            f.Get("payload"),
-		"passphrase":         f.Get("passphrase"),
-		"name":               f.Get("name"),
-		"expire_after_days":  f.Get("expire_after_days"),
-		"expire_after_views": f.Get("expire_after_views"),
-		"retrieval_step":     strconv.FormatBool(f.Has("retrieval_step")),
-	}
-	if u != nil {
-		params["note"] = f.Get("note")
-	}
-	if kind != push.KindURL {
-		params["deletable_by_viewer"] = strconv.FormatBool(f.Has("deletable_by_viewer"))
-	}
 	var c *service.Created
-	if kind == push.KindFile && files.Count == 0 {
+	if kind == push.KindFile && up.Count() == 0 {
 		err = &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{"files": {"Choose at least one file."}}}
 	} else {
-		c, err = s.Service.Create(r.Context(), u, params, files, s.meta(r)) // discards the uploads on error
+		c, err = s.svc.Create(r.Context(), service.CreateInput{User: u, Request: formRequest(f, kind, u), Uploads: up, Meta: s.meta(r)})
 	}
 	var e *push.Error
 	if errors.As(err, &e) && e.Code == push.CodeInvalid {
@@ -140,19 +129,55 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) {
 	redirect(w, r, "/p/"+c.Push.URLToken+"/preview")
 }
 
-// readCreateForm reads the create form: urlencoded, or multipart with files.
-func (s *Server) readCreateForm(w http.ResponseWriter, r *http.Request, u *push.User) (url.Values, service.FileSet, error) {
+// formRequest is the create the form asks for: its fields are typed values
+// already (a checkbox is there or not), except days and views, which a
+// browser sends as text.
+func formRequest(f url.Values, kind push.Kind, u *push.User) *push.CreateRequest {
+	errs := push.FieldErrors{}
+	req := &push.CreateRequest{Kind: &kind, Payload: f.Get("payload"), Passphrase: f.Get("passphrase"),
+		Name: f.Get("name"), Errors: errs}
+	req.ExpireAfterDays = formInt(f, "expire_after_days", errs)
+	req.ExpireAfterViews = formInt(f, "expire_after_views", errs)
+	step := f.Has("retrieval_step")
+	req.RetrievalStep = &step
+	if u != nil {
+		req.Note = f.Get("note")
+	}
+	if kind != push.KindURL {
+		deletable := f.Has("deletable_by_viewer")
+		req.DeletableByViewer = &deletable
+	}
+	return req
+}
+
+// formInt reads a number field: blank is absent (the default applies).
+func formInt(f url.Values, key string, errs push.FieldErrors) *int {
+	v := strings.TrimSpace(f.Get(key))
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		errs.Add(key, "must be an integer")
+		return nil
+	}
+	return &n
+}
+
+// readCreateForm reads the create form: urlencoded, or multipart with files
+// into up.
+func (s *Server) readCreateForm(w http.ResponseWriter, r *http.Request, u *push.User, up *service.Uploads) (url.Values, error) {
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
-		return s.parseCreateMultipart(w, r, u)
+		return s.parseCreateMultipart(w, r, u, up)
 	}
 	if err := parseForm(w, r); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, service.FileSet{}, errTextTooLarge
+			return nil, errTextTooLarge
 		}
-		return nil, service.FileSet{}, service.ErrFormMalformed
+		return nil, httpx.ErrFormMalformed
 	}
-	return r.PostForm, service.FileSet{}, nil
+	return r.PostForm, nil
 }
 
 // createFormError answers a create form that could not be read: files
@@ -177,7 +202,7 @@ func (s *Server) createFormError(w http.ResponseWriter, r *http.Request, u *push
 		fileForm(http.StatusRequestEntityTooLarge, s.tooLargeMessage())
 	case tooLarge || errors.Is(err, errTextTooLarge):
 		s.renderError(w, r, http.StatusRequestEntityTooLarge, "Too large", "The secret is too large.")
-	case errors.Is(err, service.ErrFormMalformed):
+	case errors.Is(err, httpx.ErrFormMalformed):
 		s.renderError(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
 	default:
 		s.fail(w, r, err)
@@ -186,6 +211,6 @@ func (s *Server) createFormError(w http.ResponseWriter, r *http.Request, u *push
 
 // tooLargeMessage states the limits of attachments.
 func (s *Server) tooLargeMessage() string {
-	return "The files are too large: at most " + humanSize(s.Service.MaxFileSize) + " per file and " +
-		humanSize(s.Service.MaxPushSize) + " per push."
+	return "The files are too large: at most " + humanSize(s.svc.MaxFileSize()) + " per file and " +
+		humanSize(s.svc.MaxPushSize()) + " per push."
 }

@@ -124,10 +124,10 @@ func TestDashboardPagingAndExpire(t *testing.T) {
 	u := h.user("dash@example.com")
 	var toks []string
 	for i := range service.PageSize + 3 {
-		toks = append(toks, h.create(u, push.Params{"payload": "p", "name": fmt.Sprintf("push-%02d", i)}))
+		toks = append(toks, h.create(u, fields{"payload": "p", "name": fmt.Sprintf("push-%02d", i)}))
 		h.clock.Advance(1000)
 	}
-	h.create(nil, push.Params{"payload": "not mine", "name": "stranger"})
+	h.create(nil, fields{"payload": "not mine", "name": "stranger"})
 
 	d := c.get("/dashboard")
 	d.expect(t, http.StatusOK)
@@ -151,7 +151,7 @@ func TestAuditPage(t *testing.T) {
 	h := newHarness(t, nil)
 	c := h.signUp("aud@example.com", "password one")
 	u := h.user("aud@example.com")
-	tok := h.create(u, push.Params{"payload": "p", "note": "my note", "name": "audited"})
+	tok := h.create(u, fields{"payload": "p", "note": "my note", "name": "audited"})
 	viewer := h.client()
 	req := mustReq(t, http.MethodGet, h.url+"/p/"+tok)
 	req.Header.Set("User-Agent", "<script>agent</script>")
@@ -171,6 +171,6 @@ func TestAuditPage(t *testing.T) {
 	}
 	c.get("/p/nope/audit").has(t, "This secret link has expired")
 	// Other users cannot expire it either when not deletable.
-	keep := h.create(u, push.Params{"payload": "p", "deletable_by_viewer": "false"})
+	keep := h.create(u, fields{"payload": "p", "deletable_by_viewer": "false"})
 	other.post("/p/"+keep+"/expire", nil).expect(t, http.StatusForbidden)
 }

@@ -38,12 +38,12 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
 	}
 	expired := r.URL.Query().Get("tab") == "expired"
 	n := pageParam(r)
-	list, err := s.Service.List(r.Context(), u, expired, n)
+	list, err := s.svc.List(r.Context(), u, expired, n)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	now := s.Service.Now()
+	now := s.svc.Now()
 	v := dashboardView{Expired: expired, Page: n, Prev: n - 1}
 	if len(list) == service.PageSize && n < service.MaxPage {
 		v.Next = n + 1

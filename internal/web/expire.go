@@ -11,7 +11,7 @@ import (
 func (s *Server) expire(w http.ResponseWriter, r *http.Request) {
 	token := r.PathValue("token")
 	u := s.currentUser(r)
-	p, err := s.Service.Expire(r.Context(), token, u, s.meta(r))
+	p, err := s.svc.Expire(r.Context(), token, u, s.meta(r))
 	switch code := push.ErrorCode(err); {
 	case code == push.CodeUnauthenticated || code == push.CodeForbidden:
 		s.renderError(w, r, http.StatusForbidden, "Not allowed", "This secret cannot be deleted by its viewers.")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hush/internal/push"
+	"hush/internal/service"
 )
 
 // upload is one file part of a multipart create form.
@@ -55,7 +56,7 @@ func fileFields(extra ...string) map[string]string {
 func (h *harness) blobCount() int {
 	h.t.Helper()
 	n := 0
-	if err := h.svc.Files.Walk(context.Background(), func(string, time.Time) error { n++; return nil }); err != nil {
+	if err := h.env.Files.Walk(context.Background(), func(string, time.Time) error { n++; return nil }); err != nil {
 		h.t.Fatal(err)
 	}
 	return n
@@ -144,22 +145,25 @@ func TestFileFormRefusals(t *testing.T) {
 	r.expect(t, http.StatusUnprocessableEntity)
 	r.has(t, "Choose at least one file.")
 
-	// Too large: over the per-file limit, and over the whole body limit.
-	h.svc.MaxFileSize = 1000
-	r = c.postFiles(fileFields(), upload{"small.txt", []byte("fine")}, upload{"big.bin", make([]byte, 5000)})
+	// Too large: over the per-file limit, and over the whole body limit
+	// (instances with those limits).
+	small := newHarnessLimits(t, func(_ *Options, l *service.Limits) { l.MaxFileSize = 1000 })
+	r = small.signUp("refuse@example.com", "password one").postFiles(fileFields(),
+		upload{"small.txt", []byte("fine")}, upload{"big.bin", make([]byte, 5000)})
 	r.expect(t, http.StatusRequestEntityTooLarge)
 	r.has(t, "The files are too large", "1000 bytes per file", `type="file"`)
-	h.svc.MaxFileSize, h.svc.MaxPushSize = 1<<20, 1000
-	r = c.postFiles(fileFields(), upload{"huge.bin", make([]byte, maxForm+5000)})
+	tight := newHarnessLimits(t, func(_ *Options, l *service.Limits) { l.MaxFileSize, l.MaxPushSize = 1<<20, 1000 })
+	r = tight.signUp("refuse@example.com", "password one").postFiles(fileFields(), upload{"huge.bin", make([]byte, maxForm+5000)})
 	r.expect(t, http.StatusRequestEntityTooLarge)
 	r.has(t, "The files are too large")
 
 	// Invalid fields discard the uploads too.
-	h.svc.MaxPushSize = 1 << 20
 	c.postFiles(fileFields("expire_after_days", "999"), two...).expect(t, http.StatusUnprocessableEntity)
 
-	if n := h.blobCount(); n != 0 {
-		t.Errorf("%d uploads left in the file store after refusals", n)
+	for _, h := range []*harness{h, small, tight} {
+		if n := h.blobCount(); n != 0 {
+			t.Errorf("%d uploads left in the file store after refusals", n)
+		}
 	}
 
 	// With file pushes disabled the kind is not offered, and files are refused.

@@ -7,19 +7,17 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"hush/internal/api"
-	"hush/internal/blob"
+	"hush/internal/httpx"
 	"hush/internal/push"
-	"hush/internal/secure"
 	"hush/internal/service"
-	"hush/internal/store"
 	"hush/internal/testclock"
 	"hush/internal/testdb"
+	"hush/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testdb.Main(m) }
@@ -27,51 +25,39 @@ func TestMain(m *testing.M) { testdb.Main(m) }
 type harness struct {
 	t     *testing.T
 	url   string
+	env   *testenv.Env
 	dbURL string // the database, for tests that reach around the service
 	svc   *service.Service
 	web   *Server
 	clock *testclock.Clock
 }
 
-// newHarness serves the pages and the API, as the hush command mounts them,
-// over a real SQLite file with a fixed clock. configure may change the
-// options and settings before the server starts.
+// newHarness serves the pages and the API, as the hush command mounts them
+// (behind the edge's baseline headers), over a real database with a fixed
+// clock (testenv). configure may change the options and settings before the
+// server starts.
 func newHarness(t *testing.T, configure func(*Options, *push.Settings)) *harness {
+	return newHarnessLimits(t, func(o *Options, l *service.Limits) {
+		if configure != nil {
+			configure(o, &l.Settings)
+		}
+	})
+}
+
+// newHarnessLimits is newHarness for tests that change the size limits.
+func newHarnessLimits(t *testing.T, configure func(*Options, *service.Limits)) *harness {
 	t.Helper()
-	ctx := context.Background()
-	dbURL := testdb.URL(t)
-	st, err := store.Open(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	key, _ := secure.GenerateKey()
-	keys, err := secure.NewKeyring(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := testclock.New(time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC))
-	settings := push.DefaultSettings()
 	opts := Options{}
-	if configure != nil {
-		configure(&opts, &settings)
-	}
-	svc := service.New(st, keys, secure.NewArgon(1, 64, 1, 4), settings, clk.Now)
-	if svc.Files, err = blob.NewDisk(filepath.Join(t.TempDir(), "files")); err != nil {
-		t.Fatal(err)
-	}
-	opts.Service = svc
+	env := testenv.New(t, func(l *service.Limits) { configure(&opts, l) })
+	opts.Service = env.Service
 	w := New(opts)
-	apiServer := &api.Server{Service: svc, MaxBody: 2 << 20, Version: "test"}
+	apiServer := api.New(api.Options{Service: env.Service, MaxBody: 2 << 20, Version: "test"})
 	mux := http.NewServeMux()
 	mux.Handle("/api/", apiServer.Handler())
 	mux.Handle("/", w.Handler())
-	ts := httptest.NewServer(mux)
+	ts := httptest.NewServer(httpx.Baseline(mux, false))
 	t.Cleanup(ts.Close)
-	return &harness{t: t, url: ts.URL, dbURL: dbURL, svc: svc, web: w, clock: clk}
+	return &harness{t: t, url: ts.URL, env: env, dbURL: env.DBURL, svc: env.Service, web: w, clock: env.Clock}
 }
 
 // client is a browser-like client with its own cookies that does not
@@ -122,12 +108,43 @@ func (c *client) post(path string, form url.Values, hdr ...string) resp {
 	return c.do(req)
 }
 
+// fields are the fields of a push made for a test, as a form would send
+// them: kind, payload, note, name, passphrase, expire_after_days,
+// expire_after_views, deletable_by_viewer, retrieval_step.
+type fields map[string]string
+
 // create makes a push through the service; u may be nil.
-func (h *harness) create(u *push.User, params push.Params) string {
+func (h *harness) create(u *push.User, f fields) string {
 	h.t.Helper()
-	c, err := h.svc.Create(context.Background(), u, params, service.FileSet{}, service.Meta{IP: "192.0.2.9"})
+	req := &push.CreateRequest{Payload: f["payload"], Note: f["note"], Name: f["name"], Passphrase: f["passphrase"]}
+	if k, ok := f["kind"]; ok {
+		kind := push.Kind(k)
+		req.Kind = &kind
+	}
+	num := func(key string) *int {
+		v, ok := f[key]
+		if !ok {
+			return nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			h.t.Fatalf("%s: %v", key, err)
+		}
+		return &n
+	}
+	flag := func(key string) *bool {
+		v, ok := f[key]
+		if !ok {
+			return nil
+		}
+		b := v == "true"
+		return &b
+	}
+	req.ExpireAfterDays, req.ExpireAfterViews = num("expire_after_days"), num("expire_after_views")
+	req.DeletableByViewer, req.RetrievalStep = flag("deletable_by_viewer"), flag("retrieval_step")
+	c, err := h.svc.Create(context.Background(), service.CreateInput{User: u, Request: req, Meta: push.Meta{IP: "192.0.2.9"}})
 	if err != nil {
-		h.t.Fatalf("create %v: %v", params, err)
+		h.t.Fatalf("create %v: %v", f, err)
 	}
 	return c.Push.URLToken
 }

@@ -24,7 +24,7 @@ func (s *Server) passphraseForm(w http.ResponseWriter, r *http.Request) {
 // passphraseSubmit serves POST /p/{token}/passphrase: a correct passphrase
 // shows the secret in this very response (it is never put in a cookie or a
 // URL); a wrong one shows the form again. Guessing limits are the service's,
-// shared with the API (D8).
+// shared with the API (docs/decisions.md, D8).
 func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) {
 	token := r.PathValue("token")
 	if err := parseForm(w, r); err != nil {
@@ -44,7 +44,7 @@ func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var qr template.HTML
-	res, err := s.Service.RetrieveWith(r.Context(), s.retrieveRequest(r, token, pass, &qr))
+	res, err := s.svc.RetrieveWith(r.Context(), s.retrieveRequest(r, token, pass, &qr))
 	var e *push.Error
 	switch {
 	case errors.Is(err, service.ErrPassphrase):

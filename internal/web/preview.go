@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"net/http"
 
+	"hush/internal/httpx"
 	"hush/internal/push"
 )
 
@@ -19,13 +20,9 @@ type previewView struct {
 	Owner         bool
 }
 
-// secretURL is the link a recipient opens (reference §4.1).
+// secretURL is the link a recipient opens.
 func (s *Server) secretURL(r *http.Request, p *push.Push) string {
-	u := s.origin(r) + "/p/" + p.URLToken
-	if p.RetrievalStep {
-		u += "/r"
-	}
-	return u
+	return httpx.SecretURL(s.origin(r), p.URLToken, p.RetrievalStep)
 }
 
 // preview serves GET /p/{token}/preview: the secret URL with a copy button
@@ -33,7 +30,7 @@ func (s *Server) secretURL(r *http.Request, p *push.Push) string {
 // expired page, which reveals nothing.
 func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
 	token := r.PathValue("token")
-	p, err := s.Service.Lookup(r.Context(), token)
+	p, err := s.svc.Lookup(r.Context(), token)
 	if err != nil {
 		s.fail(w, r, err)
 		return

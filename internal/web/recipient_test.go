@@ -6,13 +6,11 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"hush/internal/push"
 )
 
 func TestRetrievalStepUsesNoView(t *testing.T) {
 	h := newHarness(t, nil)
-	tok := h.create(nil, push.Params{"payload": "s3cret-value", "expire_after_views": "1"})
+	tok := h.create(nil, fields{"payload": "s3cret-value", "expire_after_views": "1"})
 	c := h.client()
 	for range 3 {
 		r := c.get("/p/" + tok + "/r")
@@ -37,7 +35,7 @@ func TestRetrievalStepUsesNoView(t *testing.T) {
 
 func TestExpiredAndUnknownAreIdentical(t *testing.T) {
 	h := newHarness(t, nil)
-	tok := h.create(nil, push.Params{"payload": "x", "expire_after_views": "1"})
+	tok := h.create(nil, fields{"payload": "x", "expire_after_views": "1"})
 	c := h.client()
 	c.get("/p/" + tok)
 	for _, path := range []string{"/p/" + tok, "/p/" + tok + "/r", "/p/" + tok + "/passphrase"} {
@@ -51,7 +49,7 @@ func TestExpiredAndUnknownAreIdentical(t *testing.T) {
 		expired.has(t, "<h1>This secret link has expired</h1>")
 	}
 	// Expiry by days too.
-	tok2 := h.create(nil, push.Params{"payload": "x", "expire_after_days": "1"})
+	tok2 := h.create(nil, fields{"payload": "x", "expire_after_days": "1"})
 	h.clock.Advance(25 * time.Hour)
 	c.get("/p/"+tok2+"/r").has(t, "This secret link has expired")
 	c.get("/p/"+tok2).has(t, "This secret link has expired")
@@ -61,20 +59,20 @@ func TestShowKinds(t *testing.T) {
 	h := newHarness(t, nil)
 	c := h.client()
 
-	u := h.create(nil, push.Params{"kind": "url", "payload": "https://example.com/next?a=1"})
+	u := h.create(nil, fields{"kind": "url", "payload": "https://example.com/next?a=1"})
 	r := c.get("/p/" + u)
 	if r.status != http.StatusSeeOther || r.header.Get("Location") != "https://example.com/next?a=1" {
 		t.Errorf("url push: %d to %q", r.status, r.header.Get("Location"))
 	}
 	checkSecurityHeaders(t, r.header)
 
-	q := h.create(nil, push.Params{"kind": "qr", "payload": "WIFI:S:home;T:WPA;P:pw;;", "deletable_by_viewer": "false"})
+	q := h.create(nil, fields{"kind": "qr", "payload": "WIFI:S:home;T:WPA;P:pw;;", "deletable_by_viewer": "false"})
 	r = c.get("/p/" + q)
 	r.expect(t, http.StatusOK)
 	r.has(t, `<svg xmlns="http://www.w3.org/2000/svg" class="qr"`, `<rect x=`, "Scan this QR code")
 	r.lacks(t, "WIFI:S:home", "Delete this secret now")
 
-	txt := h.create(nil, push.Params{"payload": "<b>not bold</b>", "retrieval_step": "false"})
+	txt := h.create(nil, fields{"payload": "<b>not bold</b>", "retrieval_step": "false"})
 	r = c.get("/p/" + txt)
 	r.has(t, "&lt;b&gt;not bold&lt;/b&gt;", "or 4 more views", "Delete this secret now")
 
@@ -98,13 +96,13 @@ func mustReq(t *testing.T, method, u string) *http.Request {
 func TestDeleteByViewer(t *testing.T) {
 	h := newHarness(t, nil)
 	c := h.client()
-	tok := h.create(nil, push.Params{"payload": "bye"})
+	tok := h.create(nil, fields{"payload": "bye"})
 	r := c.post("/p/"+tok+"/expire", nil)
 	r.expect(t, http.StatusOK)
 	r.has(t, "The secret has been deleted")
 	c.get("/p/"+tok).has(t, "This secret link has expired")
 
-	keep := h.create(nil, push.Params{"payload": "stay", "deletable_by_viewer": "false"})
+	keep := h.create(nil, fields{"payload": "stay", "deletable_by_viewer": "false"})
 	r = c.post("/p/"+keep+"/expire", nil)
 	r.expect(t, http.StatusForbidden)
 	c.get("/p/"+keep).has(t, "stay")
@@ -113,7 +111,7 @@ func TestDeleteByViewer(t *testing.T) {
 func TestCrossOriginPostRefused(t *testing.T) {
 	h := newHarness(t, nil)
 	c := h.client()
-	tok := h.create(nil, push.Params{"payload": "keep me"})
+	tok := h.create(nil, fields{"payload": "keep me"})
 	for _, hdr := range [][]string{
 		{"Sec-Fetch-Site", "cross-site"},
 		{"Origin", "https://evil.example"},
@@ -130,7 +128,7 @@ func TestCrossOriginPostRefused(t *testing.T) {
 func TestPassphraseFlow(t *testing.T) {
 	h := newHarness(t, nil)
 	c := h.client()
-	tok := h.create(nil, push.Params{"payload": "behind a door", "passphrase": "open sesame", "retrieval_step": "false"})
+	tok := h.create(nil, fields{"payload": "behind a door", "passphrase": "open sesame", "retrieval_step": "false"})
 	r := c.get("/p/" + tok)
 	if r.status != http.StatusFound || r.header.Get("Location") != "/p/"+tok+"/passphrase" {
 		t.Fatalf("show of a protected push: %d %q", r.status, r.header.Get("Location"))
@@ -159,7 +157,7 @@ func TestPassphraseFlow(t *testing.T) {
 func TestPassphraseGuessLimit(t *testing.T) {
 	h := newHarness(t, nil)
 	c := h.client()
-	tok := h.create(nil, push.Params{"payload": "p", "passphrase": "right"})
+	tok := h.create(nil, fields{"payload": "p", "passphrase": "right"})
 	for i := range 5 {
 		if r := c.post("/p/"+tok+"/passphrase", url.Values{"passphrase": {"wrong"}}); r.status != http.StatusUnauthorized {
 			t.Fatalf("attempt %d: %d", i+1, r.status)

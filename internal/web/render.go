@@ -75,17 +75,17 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p p
 	if p.User == nil {
 		p.User = s.currentUser(r)
 	}
-	p.SignUps = !s.DisableSignups
-	p.SignIns = !s.DisableLogins
+	p.SignUps = !s.disableSignups
+	p.SignIns = !s.disableLogins
 	var buf bytes.Buffer
 	t, ok := s.pages[name]
 	if !ok {
-		s.Log.Error("missing template", "name", name)
+		s.log.Error("missing template", "name", name)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
 	if err := t.ExecuteTemplate(&buf, "layout", p); err != nil {
-		s.Log.Error("render page", "name", name, "err", err)
+		s.log.Error("render page", "name", name, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
@@ -115,7 +115,7 @@ func (s *Server) expiredPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var e *push.Error
 	if !errors.As(err, &e) {
-		s.Log.Error("web request failed", "path", httpx.RedactPath(r.URL.Path), "err", err)
+		s.log.Error("web request failed", "path", httpx.RedactPath(r.URL.Path), "err", err)
 		s.renderError(w, r, http.StatusInternalServerError, "Something went wrong",
 			"The server could not complete this request. Please try again later.")
 		return

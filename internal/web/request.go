@@ -4,25 +4,19 @@ import (
 	"net/http"
 	"strconv"
 
-	"hush/internal/clientip"
+	"hush/internal/httpx"
+	"hush/internal/push"
 	"hush/internal/service"
 )
 
-// clientIP is the peer address, or, behind a trusted proxy, the address it
-// forwarded (clientip.Resolve: the rule shared with the rate limiter).
-func (s *Server) clientIP(r *http.Request) string {
-	return clientip.Resolve(r, s.TrustedProxies)
-}
-
-// origin is scheme://host for secret URLs (clientip.Origin).
-func (s *Server) origin(r *http.Request) string {
-	return clientip.Origin(r, s.BaseURL, s.TrustedProxies)
-}
+// origin is scheme://host for secret URLs (httpx.Origin).
+func (s *Server) origin(r *http.Request) string { return httpx.Origin(r, s.baseURL, s.trusted) }
 
 // meta is what the audit log records about this request.
-func (s *Server) meta(r *http.Request) service.Meta {
-	return service.Meta{IP: s.clientIP(r), UserAgent: r.UserAgent(), Referrer: r.Referer()}
-}
+func (s *Server) meta(r *http.Request) push.Meta { return httpx.Meta(r, s.trusted) }
+
+// settings are the instance's push settings.
+func (s *Server) settings() push.Settings { return s.svc.Settings() }
 
 // pageParam reads ?page= leniently: anything outside 1..MaxPage is page 1.
 func pageParam(r *http.Request) int {

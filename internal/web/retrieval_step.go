@@ -18,12 +18,12 @@ func (s *Server) retrievalStep(w http.ResponseWriter, r *http.Request) {
 // is none it answers the request itself — the expired page, or the error
 // page — and returns nil. It uses no view.
 func (s *Server) activePush(w http.ResponseWriter, r *http.Request) *push.Push {
-	p, err := s.Service.Lookup(r.Context(), r.PathValue("token"))
+	p, err := s.svc.Lookup(r.Context(), r.PathValue("token"))
 	if err != nil {
 		s.fail(w, r, err)
 		return nil
 	}
-	if p.Expired || p.LimitsReached(s.Service.Now()) {
+	if p.Expired || p.LimitsReached(s.svc.Now()) {
 		s.expiredPage(w, r)
 		return nil
 	}

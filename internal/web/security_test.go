@@ -17,7 +17,7 @@ import (
 // views; a drawable one is drawn. (Creating one now is refused: 422.)
 func TestUndrawableQRCostsNoView(t *testing.T) {
 	h := newHarness(t, nil)
-	tok := h.create(nil, push.Params{"payload": strings.Repeat("😀", 1000), "expire_after_views": "2", "retrieval_step": "false"})
+	tok := h.create(nil, fields{"payload": strings.Repeat("😀", 1000), "expire_after_views": "2", "retrieval_step": "false"})
 	driver := "sqlite"
 	if store.IsPostgresURL(h.dbURL) {
 		driver = "pgx"
@@ -41,13 +41,14 @@ func TestUndrawableQRCostsNoView(t *testing.T) {
 		t.Fatalf("after three failed renders: views %d, expired %v, %v; want none used", p.ViewCount, p.Expired, err)
 	}
 
-	ok := h.create(nil, push.Params{"kind": "qr", "payload": strings.Repeat("é", push.MaxQRPayload), "retrieval_step": "false"})
+	ok := h.create(nil, fields{"kind": "qr", "payload": strings.Repeat("é", push.MaxQRPayload), "retrieval_step": "false"})
 	r := c.get("/p/" + ok)
 	r.expect(t, http.StatusOK)
 	r.has(t, `<svg`)
 
-	if _, err := h.svc.Create(context.Background(), nil, push.Params{"kind": "qr", "payload": strings.Repeat("😀", 1000)},
-		service.FileSet{}, service.Meta{}); push.ErrorCode(err) != push.CodeInvalid {
+	qr := push.KindQR
+	req := &push.CreateRequest{Kind: &qr, Payload: strings.Repeat("😀", 1000)}
+	if _, err := h.svc.Create(context.Background(), service.CreateInput{Request: req}); push.ErrorCode(err) != push.CodeInvalid {
 		t.Fatalf("creating an undrawable QR push: %v, want 422", err)
 	}
 }

@@ -14,20 +14,20 @@ import (
 
 	"github.com/alexedwards/scs/v2"
 
+	"hush/internal/httpx"
 	"hush/internal/service"
 )
 
-// Server holds what the pages need. Build it with New.
+// Server serves the pages. Build it with New.
 type Server struct {
-	Service        *service.Service
-	BaseURL        string // fixed origin for secret URLs; "" = from the request
-	TrustedProxies []netip.Prefix
-	DisableSignups bool
-	DisableLogins  bool
-	Log            *slog.Logger
+	svc            *service.Service
+	baseURL        string // fixed origin for secret URLs; "" = from the request
+	trusted        []netip.Prefix
+	disableSignups bool
+	disableLogins  bool
+	log            *slog.Logger
 
 	sessions *scs.SessionManager
-	store    *sessionStore
 	pages    templates
 }
 
@@ -38,7 +38,7 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	DisableSignups bool
 	DisableLogins  bool
-	Log            *slog.Logger
+	Log            *slog.Logger // nil: discard
 }
 
 // Session lifetimes: a session ends after two idle hours (the reference's
@@ -54,17 +54,16 @@ func New(o Options) *Server {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		Service:        o.Service,
-		BaseURL:        o.BaseURL,
-		TrustedProxies: o.TrustedProxies,
-		DisableSignups: o.DisableSignups,
-		DisableLogins:  o.DisableLogins,
-		Log:            o.Log,
+		svc:            o.Service,
+		baseURL:        o.BaseURL,
+		trusted:        o.TrustedProxies,
+		disableSignups: o.DisableSignups,
+		disableLogins:  o.DisableLogins,
+		log:            o.Log,
 		pages:          parseTemplates(),
 	}
-	s.store = &sessionStore{st: o.Service.Store, now: o.Service.Now}
 	sm := scs.New()
-	sm.Store = s.store
+	sm.Store = sessionStore{s.svc}
 	sm.IdleTimeout = sessionIdle
 	sm.Lifetime = sessionLifetime
 	sm.Cookie.Name = "hush_session"
@@ -79,7 +78,7 @@ func New(o Options) *Server {
 
 // Handler returns every page route. Mount it for all paths outside /api/.
 func (s *Server) Handler() http.Handler {
-	mux := http.NewServeMux()
+	mux := httpx.NewMux()
 	mux.Handle("GET /static/", staticHandler())
 
 	// Recipient side.
@@ -111,9 +110,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", s.notFound)
 
 	csrf := http.NewCrossOriginProtection()
-	if s.BaseURL != "" {
+	if s.baseURL != "" {
 		// Behind a proxy that rewrites Host, the public origin still counts.
-		_ = csrf.AddTrustedOrigin(s.BaseURL)
+		_ = csrf.AddTrustedOrigin(s.baseURL)
 	}
 	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, http.StatusForbidden, "Request refused",
@@ -127,20 +126,14 @@ func (s *Server) Handler() http.Handler {
 // that post only here.
 const CSP = "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
-// securityHeaders marks every response as uncacheable, unindexed and
-// unframeable, and applies the CSP. Static assets may be cached.
+// securityHeaders refines the edge's baseline headers (httpx.Baseline) for
+// pages: their CSP, and caching for static assets only.
 func securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Content-Security-Policy", CSP)
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("X-Robots-Tag", "noindex, nofollow")
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Frame-Options", "DENY")
 		if strings.HasPrefix(r.URL.Path, "/static/") {
 			h.Set("Cache-Control", "public, max-age=3600")
-		} else {
-			h.Set("Cache-Control", "no-store")
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -151,10 +144,10 @@ func (s *Server) RunCleanup(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		if n, err := s.Service.Store.DeleteExpiredSessions(ctx, s.Service.Now()); err != nil && ctx.Err() == nil {
-			s.Log.Error("session cleanup failed", "err", err)
+		if n, err := s.svc.DeleteExpiredSessions(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("session cleanup failed", "err", err)
 		} else if n > 0 {
-			s.Log.Debug("deleted expired sessions", "count", n)
+			s.log.Debug("deleted expired sessions", "count", n)
 		}
 		select {
 		case <-ctx.Done():

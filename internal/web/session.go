@@ -9,44 +9,39 @@ import (
 	"github.com/alexedwards/scs/v2"
 
 	"hush/internal/push"
-	"hush/internal/secure"
-	"hush/internal/store"
+	"hush/internal/service"
 )
 
-// sessionStore keeps scs sessions in our own table, keyed by the SHA-256
-// digest of the cookie's token, so a database dump holds no usable session.
-// Each row also names the user signed in, so that the account's sessions
-// end with it (deleted, password changed, sessions revoked).
-type sessionStore struct {
-	st  *store.Store
-	now func() time.Time
+// sessionStore keeps scs sessions through the service, which stores them by
+// the digest of the cookie's token and ties each to the user signed in, so
+// that the account's sessions end with it (docs/decisions.md, D21).
+type sessionStore struct{ svc *service.Service }
+
+func (s sessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
+	return s.svc.FindSession(ctx, token)
 }
 
-func (s *sessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
-	return s.st.FindSession(ctx, secure.TokenDigest(token), s.now())
-}
-
-func (s *sessionStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
+func (s sessionStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
 	var userID int64
 	if _, values, err := (scs.GobCodec{}).Decode(b); err == nil {
 		userID, _ = values[keyUserID].(int64)
 	}
-	return s.st.CommitSession(ctx, secure.TokenDigest(token), userID, b, expiry)
+	return s.svc.CommitSession(ctx, token, userID, b, expiry)
 }
 
-func (s *sessionStore) DeleteCtx(ctx context.Context, token string) error {
-	return s.st.DeleteSession(ctx, secure.TokenDigest(token))
+func (s sessionStore) DeleteCtx(ctx context.Context, token string) error {
+	return s.svc.DeleteSession(ctx, token)
 }
 
-func (s *sessionStore) Find(token string) ([]byte, bool, error) {
+func (s sessionStore) Find(token string) ([]byte, bool, error) {
 	return s.FindCtx(context.Background(), token)
 }
 
-func (s *sessionStore) Commit(token string, b []byte, expiry time.Time) error {
+func (s sessionStore) Commit(token string, b []byte, expiry time.Time) error {
 	return s.CommitCtx(context.Background(), token, b, expiry)
 }
 
-func (s *sessionStore) Delete(token string) error {
+func (s sessionStore) Delete(token string) error {
 	return s.DeleteCtx(context.Background(), token)
 }
 
@@ -66,9 +61,9 @@ func (s *Server) currentUser(r *http.Request) *push.User {
 	if id == 0 {
 		return nil
 	}
-	u, err := s.Service.SessionUser(ctx, id, s.sessions.GetString(ctx, keyEpoch))
+	u, err := s.svc.SessionUser(ctx, id, s.sessions.GetString(ctx, keyEpoch))
 	if err != nil {
-		s.Log.ErrorContext(ctx, "load session user", "err", err)
+		s.log.ErrorContext(ctx, "load session user", "err", err)
 		return nil
 	}
 	return u
@@ -90,7 +85,7 @@ func (s *Server) signIn(r *http.Request, u *push.User) error {
 // key, not the token: session rows hold no secret link.
 func (s *Server) rememberCreated(r *http.Request, token string) {
 	list, _ := s.sessions.Get(r.Context(), keyCreated).([]string)
-	list = append(list, secure.TokenKey(token))
+	list = append(list, service.TokenKey(token))
 	if len(list) > maxCreated {
 		list = list[len(list)-maxCreated:]
 	}
@@ -100,5 +95,5 @@ func (s *Server) rememberCreated(r *http.Request, token string) {
 // createdHere reports whether this session created the push.
 func (s *Server) createdHere(r *http.Request, token string) bool {
 	list, _ := s.sessions.Get(r.Context(), keyCreated).([]string)
-	return slices.Contains(list, secure.TokenKey(token))
+	return slices.Contains(list, service.TokenKey(token))
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
-	"net/url"
 
+	"hush/internal/httpx"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -13,24 +13,22 @@ import (
 // show serves GET /p/{token}: it claims a view and shows the secret. A
 // passphrase-protected push first sends the visitor to the passphrase form.
 func (s *Server) show(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodHead {
-		// HEAD must never count a view (D15).
-		w.Header().Set("Allow", "GET")
-		w.WriteHeader(http.StatusMethodNotAllowed)
+	// HEAD must never count a view (docs/decisions.md, D15).
+	if httpx.RefuseHEAD(w, r, "GET", nil) {
 		return
 	}
 	token := r.PathValue("token")
-	p, err := s.Service.Lookup(r.Context(), token)
+	p, err := s.svc.Lookup(r.Context(), token)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if p.HasPassphrase && !p.Expired && !p.LimitsReached(s.Service.Now()) {
+	if p.HasPassphrase && !p.Expired && !p.LimitsReached(s.svc.Now()) {
 		http.Redirect(w, r, "/p/"+token+"/passphrase", http.StatusFound)
 		return
 	}
 	var qr template.HTML
-	res, err := s.Service.RetrieveWith(r.Context(), s.retrieveRequest(r, token, "", &qr))
+	res, err := s.svc.RetrieveWith(r.Context(), s.retrieveRequest(r, token, "", &qr))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -100,14 +98,13 @@ func (s *Server) showRetrieval(w http.ResponseWriter, r *http.Request, res *serv
 		Token:     p.URLToken,
 		Kind:      string(p.Kind),
 		Payload:   *res.Payload,
-		DaysLeft:  p.DaysRemaining(s.Service.Now()),
+		DaysLeft:  p.DaysRemaining(s.svc.Now()),
 		ViewsLeft: p.ViewsRemaining(),
 		Deletable: p.DeletableByViewer != nil && *p.DeletableByViewer && p.ViewsRemaining() > 0,
 		Blur:      p.Kind == push.KindText,
 	}
 	for _, f := range res.Files {
-		v.Files = append(v.Files, fileView{Name: f.Name, Size: humanSize(f.Size),
-			URL: s.origin(r) + "/api/v2/files/" + f.Token + "/" + url.PathEscape(f.Name)})
+		v.Files = append(v.Files, fileView{Name: f.Name, Size: humanSize(f.Size), URL: httpx.FileURL(s.origin(r), f.Token, f.Name)})
 	}
 	v.QR = qr
 	s.render(w, r, "secret.html", page{Title: "Your secret", Data: v})

@@ -11,11 +11,11 @@ import (
 type signInView struct{ Email string }
 
 func (s *Server) loginsDisabled(w http.ResponseWriter, r *http.Request) bool {
-	if s.DisableLogins {
+	if s.disableLogins {
 		s.renderError(w, r, http.StatusForbidden, "Sign-in is disabled",
 			"Signing in on the web is disabled on this server. API tokens keep working.")
 	}
-	return s.DisableLogins
+	return s.disableLogins
 }
 
 // signInForm serves GET /users/sign_in.
@@ -43,7 +43,7 @@ func (s *Server) signInSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	email := r.PostForm.Get("email")
 	view := signInView{Email: email}
-	u, err := s.Service.SignIn(r.Context(), email, r.PostForm.Get("password"), s.meta(r))
+	u, err := s.svc.SignIn(r.Context(), email, r.PostForm.Get("password"), s.meta(r))
 	var e *push.Error
 	if errors.As(err, &e) && (e.Code == push.CodeTooMany || e.Code == push.CodeUnauthenticated) {
 		status := http.StatusUnauthorized

@@ -14,7 +14,7 @@ type signUpView struct{ Email string }
 // here: sign-ups are disabled, or sign-ins are (an account that cannot sign
 // in must not come with a signed-in session either).
 func (s *Server) signUpsClosed(w http.ResponseWriter, r *http.Request) bool {
-	if s.DisableSignups || s.DisableLogins {
+	if s.disableSignups || s.disableLogins {
 		s.renderError(w, r, http.StatusForbidden, "Sign-ups are disabled", "New accounts cannot be created on this server.")
 		return true
 	}
@@ -43,7 +43,7 @@ func (s *Server) signUpSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := r.PostForm
-	u, err := s.Service.SignUp(r.Context(), f.Get("email"), f.Get("password"), f.Get("password_confirmation"), s.meta(r))
+	u, err := s.svc.SignUp(r.Context(), f.Get("email"), f.Get("password"), f.Get("password_confirmation"), s.meta(r))
 	var e *push.Error
 	if errors.As(err, &e) && (e.Code == push.CodeInvalid || e.Code == push.CodeTooMany) {
 		status := http.StatusUnprocessableEntity

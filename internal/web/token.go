@@ -4,11 +4,11 @@ import (
 	"net/http"
 
 	"hush/internal/push"
-	"hush/internal/secure"
 )
 
 // tokenView is what token.html shows. Token is set only in the response that
-// created it: tokens are stored as digests and cannot be shown again (D9).
+// created it: tokens are stored as digests and cannot be shown again
+// (docs/decisions.md, D9).
 type tokenView struct {
 	Token string
 	Email string
@@ -16,13 +16,13 @@ type tokenView struct {
 }
 
 // tokenPage serves GET /users/token. A user without a token gets one here,
-// shown once, as in the reference.
+// shown once, as in Password Pusher.
 func (s *Server) tokenPage(w http.ResponseWriter, r *http.Request) {
 	u := s.requireUser(w, r)
 	if u == nil {
 		return
 	}
-	has, err := s.Service.Store.HasToken(r.Context(), u.ID)
+	has, err := s.svc.HasToken(r.Context(), u)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -44,12 +44,8 @@ func (s *Server) tokenRegenerate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) issueToken(w http.ResponseWriter, r *http.Request, u *push.User) {
-	tok, err := secure.NewToken(32)
+	tok, err := s.svc.ReplaceToken(r.Context(), u)
 	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if err := s.Service.Store.ReplaceToken(r.Context(), u.ID, secure.TokenDigest(tok), s.Service.Now().UTC()); err != nil {
 		s.fail(w, r, err)
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"hush/internal/httpx"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -14,41 +15,38 @@ import (
 // uploadDeadline bounds how long one create with files may take, as in the API.
 const uploadDeadline = 30 * time.Minute
 
-// filesAllowed reports whether u may attach files in the form: signed in,
-// file pushes enabled and a file store configured.
-func (s *Server) filesAllowed(u *push.User) bool {
-	return u != nil && s.Service.Settings.EnableFilePushes && s.Service.Files != nil
-}
+// filesAllowed reports whether u may attach files in the form
+// (service.MayAttach: signed in, file pushes enabled, a file store).
+func (s *Server) filesAllowed(u *push.User) bool { return s.svc.MayAttach(u) }
 
 // errTextTooLarge marks an urlencoded form over maxForm; errFilesSignIn and
 // errFilesOff refuse files the visitor may not send. Multipart bodies fail
-// with service.ErrFormTooLarge and service.ErrFormMalformed.
+// with httpx.ErrFormTooLarge and httpx.ErrFormMalformed.
 var (
 	errTextTooLarge = errors.New("urlencoded form too large")
 	errFilesSignIn  = errors.New("files need a signed-in user")
 	errFilesOff     = errors.New("file pushes are disabled")
 )
 
-// parseCreateMultipart streams a multipart create form (service.StreamForm):
-// each file part named "files" goes straight into the file store. Files
-// beyond Settings.MaxFileUploads are counted but not stored, so the create
-// fails with the usual message.
+// parseCreateMultipart streams a multipart create form (httpx.StreamForm):
+// each file part named "files" goes straight into up. Files beyond the cap
+// are counted but not stored, so the create fails with the usual message.
 //
 // Only a visitor who may attach files may send a body the size of its files,
 // and only once a file's contents begin does the read deadline stretch to
 // uploadDeadline; anyone else gets the form limit and the server's read
-// timeout.
-func (s *Server) parseCreateMultipart(w http.ResponseWriter, r *http.Request, u *push.User) (url.Values, service.FileSet, error) {
+// timeout (docs/decisions.md, D24).
+func (s *Server) parseCreateMultipart(w http.ResponseWriter, r *http.Request, u *push.User, up *service.Uploads) (url.Values, error) {
 	limit := int64(maxForm)
 	if s.filesAllowed(u) {
-		limit += s.Service.MaxPushSize
+		limit += s.svc.MaxPushSize()
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || params["boundary"] == "" {
-		return nil, service.FileSet{}, service.ErrFormMalformed
+		return nil, httpx.ErrFormMalformed
 	}
-	form, set, _, err := s.Service.StreamForm(r.Context(), r.Body, params["boundary"], service.FormRules{
+	form, _, err := httpx.StreamForm(r.Context(), r.Body, params["boundary"], httpx.FormRules{
 		IsFileField:   func(name string) bool { return name == "files" },
 		MaxFieldBytes: maxForm,
 		Allow: func(count int) (bool, error) {
@@ -61,8 +59,8 @@ func (s *Server) parseCreateMultipart(w http.ResponseWriter, r *http.Request, u 
 			if count == 1 {
 				http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadDeadline))
 			}
-			return count <= s.Service.Settings.MaxFileUploads, nil
+			return true, nil
 		},
-	})
-	return form, set, err
+	}, up)
+	return form, err
 }

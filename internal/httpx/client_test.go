@@ -1,4 +1,4 @@
-package clientip
+package httpx
 
 import (
 	"net/http/httptest"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestResolve(t *testing.T) {
+func TestClientIP(t *testing.T) {
 	proxies := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 	for _, c := range []struct {
 		name, remote, xff string
@@ -28,7 +28,7 @@ func TestResolve(t *testing.T) {
 		if c.xff != "" {
 			r.Header.Set("X-Forwarded-For", c.xff)
 		}
-		if got := Resolve(r, c.trusted); got != c.want {
+		if got := ClientIP(r, c.trusted); got != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package push_test
+package api
 
 import (
 	"encoding/json"
@@ -13,11 +13,11 @@ import (
 )
 
 // decodeParams decodes a JSON object the way the API layer does (UseNumber).
-func decodeParams(t *testing.T, js string) push.Params {
+func decodeParams(t *testing.T, js string) Params {
 	t.Helper()
 	dec := json.NewDecoder(strings.NewReader(js))
 	dec.UseNumber()
-	var p push.Params
+	var p Params
 	if err := dec.Decode(&p); err != nil {
 		t.Fatalf("decode %s: %v", js, err)
 	}
@@ -30,37 +30,37 @@ func defaults() *push.Settings {
 }
 
 // resolveOK resolves and fails the test on any error.
-func resolveOK(t *testing.T, p push.Params, files int, s *push.Settings) *push.Draft {
+func resolveOK(t *testing.T, p Params, files int, s *push.Settings) *push.Draft {
 	t.Helper()
-	d, err := push.Resolve(p, files, s)
+	d, err := resolve(p, files, s)
 	if err != nil {
-		t.Fatalf("Resolve(%v, %d): unexpected error %v", p, files, err)
+		t.Fatalf("resolve(%v, %d): unexpected error %v", p, files, err)
 	}
 	if d == nil {
-		t.Fatalf("Resolve(%v, %d): nil draft without error", p, files)
+		t.Fatalf("resolve(%v, %d): nil draft without error", p, files)
 	}
 	return d
 }
 
 // resolveInvalid resolves, requires a CodeInvalid *push.Error and returns its fields.
-func resolveInvalid(t *testing.T, p push.Params, files int, s *push.Settings) map[string][]string {
+func resolveInvalid(t *testing.T, p Params, files int, s *push.Settings) map[string][]string {
 	t.Helper()
-	d, err := push.Resolve(p, files, s)
+	d, err := resolve(p, files, s)
 	if err == nil {
-		t.Fatalf("Resolve(%v, %d): want error, got draft %+v", p, files, d)
+		t.Fatalf("resolve(%v, %d): want error, got draft %+v", p, files, d)
 	}
 	if d != nil {
-		t.Errorf("Resolve(%v, %d): draft %+v returned together with error", p, files, d)
+		t.Errorf("resolve(%v, %d): draft %+v returned together with error", p, files, d)
 	}
 	var e *push.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("Resolve error %T (%v) is not a *push.Error", err, err)
+		t.Fatalf("resolve error %T (%v) is not a *push.Error", err, err)
 	}
 	if e.Code != push.CodeInvalid {
-		t.Fatalf("Resolve error code = %q, want %q", e.Code, push.CodeInvalid)
+		t.Fatalf("resolve error code = %q, want %q", e.Code, push.CodeInvalid)
 	}
 	if len(e.Fields) == 0 {
-		t.Fatalf("Resolve error has no field messages: %v", err)
+		t.Fatalf("resolve error has no field messages: %v", err)
 	}
 	return e.Fields
 }
@@ -154,7 +154,7 @@ func TestResolveDisabledKinds(t *testing.T) {
 				t.Errorf("Fields = %v, want %v", got, want)
 			}
 			// Text is never disabled by these flags.
-			d := resolveOK(t, push.Params{"payload": "x"}, 0, s)
+			d := resolveOK(t, Params{"payload": "x"}, 0, s)
 			if d.Kind != push.KindText {
 				t.Errorf("text push with %s disabled: Kind = %q", tt.name, d.Kind)
 			}
@@ -233,7 +233,7 @@ func TestResolvePayload(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := push.Params{}
+			p := Params{}
 			if tt.kind != "" {
 				p["kind"] = tt.kind
 			}
@@ -327,7 +327,7 @@ func TestResolveDefaultsPerKind(t *testing.T) {
 	}
 
 	t.Run("reference defaults", func(t *testing.T) {
-		d := resolveOK(t, push.Params{"payload": "x"}, 0, defaults())
+		d := resolveOK(t, Params{"payload": "x"}, 0, defaults())
 		if d.ExpireAfterDays != 7 || d.ExpireAfterViews != 5 || !d.RetrievalStep ||
 			d.DeletableByViewer == nil || !*d.DeletableByViewer {
 			t.Errorf("draft %+v, want days 7, views 5, retrieval_step true, deletable true", d)
@@ -429,11 +429,11 @@ func TestResolveIntegerValues(t *testing.T) {
 	for _, field := range []string{"expire_after_days", "expire_after_views"} {
 		for _, tt := range tests {
 			t.Run(field+"/"+tt.name, func(t *testing.T) {
-				var p push.Params
+				var p Params
 				if tt.raw != "" {
 					p = decodeParams(t, fmt.Sprintf(`{"payload":"x",%q:%s}`, field, tt.raw))
 				} else {
-					p = push.Params{"payload": "x", field: tt.val}
+					p = Params{"payload": "x", field: tt.val}
 				}
 				if tt.want < 0 {
 					fields := resolveInvalid(t, p, 0, defaults())
@@ -585,7 +585,7 @@ func TestResolveBoolFlags(t *testing.T) {
 				s := defaults()
 				s.Text.DeletableDefault = !tt.want
 				s.Text.RetrievalStepDefault = !tt.want
-				d := resolveOK(t, push.Params{"payload": "x", field: tt.val}, 0, s)
+				d := resolveOK(t, Params{"payload": "x", field: tt.val}, 0, s)
 				got := d.RetrievalStep
 				if field == "deletable_by_viewer" {
 					if d.DeletableByViewer == nil {
@@ -620,7 +620,7 @@ func TestResolveBoolFlags(t *testing.T) {
 			s := defaults()
 			s.Text.DeletableDefault = def
 			s.Text.RetrievalStepDefault = !def
-			d := resolveOK(t, push.Params{"payload": "x"}, 0, s)
+			d := resolveOK(t, Params{"payload": "x"}, 0, s)
 			if d.DeletableByViewer == nil || *d.DeletableByViewer != def {
 				t.Errorf("DeletableDefault %v: DeletableByViewer = %s", def, fmtBoolPtr(d.DeletableByViewer))
 			}
@@ -633,17 +633,17 @@ func TestResolveBoolFlags(t *testing.T) {
 
 func TestResolveURLNeverDeletable(t *testing.T) {
 	for _, val := range []any{true, "true", "1", false, nil} {
-		d := resolveOK(t, push.Params{"kind": "url", "payload": "https://x", "deletable_by_viewer": val}, 0, defaults())
+		d := resolveOK(t, Params{"kind": "url", "payload": "https://x", "deletable_by_viewer": val}, 0, defaults())
 		if d.DeletableByViewer != nil {
 			t.Errorf("deletable_by_viewer %#v: DeletableByViewer = %v, want nil for url", val, *d.DeletableByViewer)
 		}
 	}
-	d := resolveOK(t, push.Params{"kind": "url", "payload": "https://x"}, 0, defaults())
+	d := resolveOK(t, Params{"kind": "url", "payload": "https://x"}, 0, defaults())
 	if d.DeletableByViewer != nil {
 		t.Errorf("absent: DeletableByViewer = %v, want nil for url", *d.DeletableByViewer)
 	}
 	for _, k := range []string{"text", "qr", "file"} {
-		d := resolveOK(t, push.Params{"kind": k, "payload": "x"}, 0, defaults())
+		d := resolveOK(t, Params{"kind": k, "payload": "x"}, 0, defaults())
 		if d.DeletableByViewer == nil {
 			t.Errorf("kind %s: DeletableByViewer = nil, want non-nil", k)
 		}
@@ -675,7 +675,7 @@ func TestResolveFeatureSwitchesForceFalse(t *testing.T) {
 			if tt.kind == "url" {
 				payload = "https://x"
 			}
-			for _, p := range []push.Params{
+			for _, p := range []Params{
 				{"kind": tt.kind, "payload": payload, "deletable_by_viewer": "true", "retrieval_step": true},
 				{"kind": tt.kind, "payload": payload}, // defaults are true
 			} {
@@ -691,7 +691,7 @@ func TestResolveFeatureSwitchesForceFalse(t *testing.T) {
 				}
 			}
 			// Another kind's section is untouched.
-			d := resolveOK(t, push.Params{"kind": "text", "payload": "x"}, 0, s)
+			d := resolveOK(t, Params{"kind": "text", "payload": "x"}, 0, s)
 			if tt.kind != "text" && (!d.RetrievalStep || d.DeletableByViewer == nil || !*d.DeletableByViewer) {
 				t.Errorf("text draft %+v affected by %s settings", d, tt.kind)
 			}
@@ -723,7 +723,7 @@ func TestResolveStringFields(t *testing.T) {
 		}
 	}
 	t.Run("json.Number passphrase", func(t *testing.T) {
-		fields := resolveInvalid(t, push.Params{"payload": "p", "passphrase": json.Number("1234")}, 0, defaults())
+		fields := resolveInvalid(t, Params{"payload": "p", "passphrase": json.Number("1234")}, 0, defaults())
 		if len(fields["passphrase"]) == 0 {
 			t.Errorf("Fields = %v, want an error on passphrase", fields)
 		}
@@ -748,7 +748,7 @@ func TestResolveFileCount(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := defaults()
 			s.MaxFileUploads = tt.max
-			p := push.Params{"kind": "file"}
+			p := Params{"kind": "file"}
 			if tt.want == "" {
 				d := resolveOK(t, p, tt.files, s)
 				if d.FileCount != tt.files {
@@ -764,7 +764,7 @@ func TestResolveFileCount(t *testing.T) {
 		})
 	}
 	t.Run("text push with too many files", func(t *testing.T) {
-		got := resolveInvalid(t, push.Params{"kind": "text", "payload": "x"}, 11, defaults())
+		got := resolveInvalid(t, Params{"kind": "text", "payload": "x"}, 11, defaults())
 		want := map[string][]string{"files": {"You can only attach up to 10 files per push."}}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("Fields = %v, want %v", got, want)
@@ -879,15 +879,15 @@ func TestNeedsAuth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := push.NeedsAuth(decodeParams(t, tt.json)); got != tt.want {
+			if got := needsAuth(decodeParams(t, tt.json)); got != tt.want {
 				t.Errorf("NeedsAuth(%s) = %v, want %v", tt.json, got, tt.want)
 			}
 		})
 	}
-	if push.NeedsAuth(nil) {
+	if needsAuth(nil) {
 		t.Error("NeedsAuth(nil) = true, want false")
 	}
-	if !push.NeedsAuth(push.Params{"files": []any{}}) {
+	if !needsAuth(Params{"files": []any{}}) {
 		t.Error("NeedsAuth(files: []any{}) = false, want true")
 	}
 }

@@ -1,4 +1,7 @@
-package blob
+// Package blobtest holds the behaviour every blob.FileStore must have, as
+// tests to run against each implementation, and helpers for their own tests.
+// It is imported by tests only.
+package blobtest
 
 import (
 	"bytes"
@@ -12,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hush/internal/blob"
 )
 
 // failingReader yields "data" n times, then fails like a client that went away.
@@ -51,14 +56,16 @@ func (g *genReader) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func newID(t *testing.T) string {
+// NewID returns a random valid blob id.
+func NewID(t *testing.T) string {
 	t.Helper()
 	b := make([]byte, 12)
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
 
-func put(t *testing.T, fs FileStore, id, content string) {
+// Put stores content under id.
+func Put(t *testing.T, fs blob.FileStore, id, content string) {
 	t.Helper()
 	n, err := fs.Put(context.Background(), id, strings.NewReader(content))
 	if err != nil || n != int64(len(content)) {
@@ -66,7 +73,8 @@ func put(t *testing.T, fs FileStore, id, content string) {
 	}
 }
 
-func readAll(t *testing.T, fs FileStore, id string) string {
+// ReadAll returns what is stored under id.
+func ReadAll(t *testing.T, fs blob.FileStore, id string) string {
 	t.Helper()
 	r, err := fs.Open(context.Background(), id)
 	if err != nil {
@@ -80,19 +88,20 @@ func readAll(t *testing.T, fs FileStore, id string) string {
 	return string(b)
 }
 
-func assertMissing(t *testing.T, fs FileStore, id string) {
+// AssertMissing checks that nothing readable is stored under id.
+func AssertMissing(t *testing.T, fs blob.FileStore, id string) {
 	t.Helper()
 	r, err := fs.Open(context.Background(), id)
 	if err == nil {
 		r.Close()
 	}
-	if !errors.Is(err, ErrNotFound) {
+	if !errors.Is(err, blob.ErrNotFound) {
 		t.Errorf("Open %s: %v, want ErrNotFound", id, err)
 	}
 }
 
-// walkIDs lists the ids Walk reports, checking their times are recent.
-func walkIDs(t *testing.T, fs FileStore) []string {
+// WalkIDs lists the ids Walk reports, checking their times are recent.
+func WalkIDs(t *testing.T, fs blob.FileStore) []string {
 	t.Helper()
 	var ids []string
 	err := fs.Walk(context.Background(), func(id string, mod time.Time) error {
@@ -109,77 +118,77 @@ func walkIDs(t *testing.T, fs FileStore) []string {
 	return ids
 }
 
-// testFileStore runs the behaviour every FileStore must have. newStore
-// returns an empty store; each check gets its own.
-func testFileStore(t *testing.T, newStore func(t *testing.T) FileStore) {
+// Run runs the behaviour every FileStore must have. newStore returns an
+// empty store; each check gets its own.
+func Run(t *testing.T, newStore func(t *testing.T) blob.FileStore) {
 	ctx := context.Background()
 	checks := []struct {
 		name string
-		run  func(t *testing.T, fs FileStore)
+		run  func(t *testing.T, fs blob.FileStore)
 	}{
-		{"put and read back", func(t *testing.T, fs FileStore) {
-			id := newID(t)
-			put(t, fs, id, "sealed bytes")
-			if got := readAll(t, fs, id); got != "sealed bytes" {
+		{"put and read back", func(t *testing.T, fs blob.FileStore) {
+			id := NewID(t)
+			Put(t, fs, id, "sealed bytes")
+			if got := ReadAll(t, fs, id); got != "sealed bytes" {
 				t.Errorf("read back %q", got)
 			}
 		}},
-		{"empty blob", func(t *testing.T, fs FileStore) {
-			id := newID(t)
-			put(t, fs, id, "")
-			if got := readAll(t, fs, id); got != "" {
+		{"empty blob", func(t *testing.T, fs blob.FileStore) {
+			id := NewID(t)
+			Put(t, fs, id, "")
+			if got := ReadAll(t, fs, id); got != "" {
 				t.Errorf("read back %q", got)
 			}
 		}},
-		{"second put refused", func(t *testing.T, fs FileStore) {
-			id := newID(t)
-			put(t, fs, id, "first")
+		{"second put refused", func(t *testing.T, fs blob.FileStore) {
+			id := NewID(t)
+			Put(t, fs, id, "first")
 			if _, err := fs.Put(ctx, id, strings.NewReader("again")); err == nil {
 				t.Error("a second Put under the same id succeeded")
 			}
-			if got := readAll(t, fs, id); got != "first" {
+			if got := ReadAll(t, fs, id); got != "first" {
 				t.Errorf("after a refused Put: %q", got)
 			}
 		}},
-		{"missing blob", func(t *testing.T, fs FileStore) {
-			assertMissing(t, fs, newID(t))
+		{"missing blob", func(t *testing.T, fs blob.FileStore) {
+			AssertMissing(t, fs, NewID(t))
 		}},
-		{"failed upload leaves nothing", func(t *testing.T, fs FileStore) {
-			id := newID(t)
+		{"failed upload leaves nothing", func(t *testing.T, fs blob.FileStore) {
+			id := NewID(t)
 			if _, err := fs.Put(ctx, id, &failingReader{n: 3}); err == nil {
 				t.Error("Put of a failing reader succeeded")
 			}
-			assertMissing(t, fs, id)
-			if ids := walkIDs(t, fs); len(ids) != 0 {
+			AssertMissing(t, fs, id)
+			if ids := WalkIDs(t, fs); len(ids) != 0 {
 				t.Errorf("Walk after a failed upload: %v", ids)
 			}
 		}},
-		{"cancelled context", func(t *testing.T, fs FileStore) {
+		{"cancelled context", func(t *testing.T, fs blob.FileStore) {
 			cctx, cancel := context.WithCancel(ctx)
 			cancel()
-			id := newID(t)
+			id := NewID(t)
 			if _, err := fs.Put(cctx, id, strings.NewReader("x")); err == nil {
 				t.Error("Put with a cancelled context succeeded")
 			}
-			assertMissing(t, fs, id)
+			AssertMissing(t, fs, id)
 		}},
-		{"upload cancelled midway leaves nothing", func(t *testing.T, fs FileStore) {
+		{"upload cancelled midway leaves nothing", func(t *testing.T, fs blob.FileStore) {
 			// More than one S3 part is sent before the cancellation.
 			cctx, cancel := context.WithCancel(ctx)
 			defer cancel()
-			id := newID(t)
+			id := NewID(t)
 			src := &genReader{n: 40 << 20, afterAt: 20 << 20, after: cancel}
 			if _, err := fs.Put(cctx, id, src); err == nil {
 				t.Error("Put cancelled midway succeeded")
 			}
-			assertMissing(t, fs, id)
-			if ids := walkIDs(t, fs); len(ids) != 0 {
+			AssertMissing(t, fs, id)
+			if ids := WalkIDs(t, fs); len(ids) != 0 {
 				t.Errorf("Walk after a cancelled upload: %v", ids)
 			}
 		}},
-		{"large streamed upload", func(t *testing.T, fs FileStore) {
+		{"large streamed upload", func(t *testing.T, fs blob.FileStore) {
 			const size = 40 << 20
-			id := newID(t)
+			id := NewID(t)
 			want := sha256.New()
 			n, err := fs.Put(ctx, id, io.TeeReader(&genReader{n: size, seed: 9}, want))
 			if err != nil || n != size {
@@ -198,28 +207,28 @@ func testFileStore(t *testing.T, newStore func(t *testing.T) FileStore) {
 				t.Error("content read back differs from what was written")
 			}
 		}},
-		{"delete is idempotent", func(t *testing.T, fs FileStore) {
-			id := newID(t)
-			put(t, fs, id, "x")
+		{"delete is idempotent", func(t *testing.T, fs blob.FileStore) {
+			id := NewID(t)
+			Put(t, fs, id, "x")
 			if err := fs.Delete(ctx, id); err != nil {
 				t.Fatal(err)
 			}
 			if err := fs.Delete(ctx, id); err != nil {
 				t.Errorf("deleting a missing blob: %v", err)
 			}
-			assertMissing(t, fs, id)
+			AssertMissing(t, fs, id)
 		}},
-		{"walk lists blobs", func(t *testing.T, fs FileStore) {
-			a, b, c := newID(t), newID(t), newID(t)
+		{"walk lists blobs", func(t *testing.T, fs blob.FileStore) {
+			a, b, c := NewID(t), NewID(t), NewID(t)
 			for _, id := range []string{a, b, c} {
-				put(t, fs, id, "x")
+				Put(t, fs, id, "x")
 			}
 			if err := fs.Delete(ctx, b); err != nil {
 				t.Fatal(err)
 			}
 			want := []string{a, c}
 			slices.Sort(want)
-			if got := walkIDs(t, fs); !slices.Equal(got, want) {
+			if got := WalkIDs(t, fs); !slices.Equal(got, want) {
 				t.Errorf("Walk saw %v, want %v", got, want)
 			}
 			stop := errors.New("stop")
@@ -229,15 +238,15 @@ func testFileStore(t *testing.T, newStore func(t *testing.T) FileStore) {
 				t.Errorf("Walk with a failing fn: %v after %d calls", err, calls)
 			}
 		}},
-		{"invalid ids", func(t *testing.T, fs FileStore) {
+		{"invalid ids", func(t *testing.T, fs blob.FileStore) {
 			for _, bad := range []string{"../../etc/passwd", "short", "abcdefghijklmnop/x", strings.Repeat("a", 65)} {
 				if _, err := fs.Put(ctx, bad, bytes.NewReader(nil)); err == nil {
 					t.Errorf("Put accepted id %q", bad)
 				}
-				assertMissing(t, fs, bad)
+				AssertMissing(t, fs, bad)
 			}
 		}},
-		{"ping", func(t *testing.T, fs FileStore) {
+		{"ping", func(t *testing.T, fs blob.FileStore) {
 			if err := fs.Ping(ctx); err != nil {
 				t.Error(err)
 			}

@@ -1,4 +1,4 @@
-package service
+package httpx
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"path"
 
 	"hush/internal/push"
 )
@@ -26,10 +27,17 @@ type FormRules struct {
 	// field names and values, part headers, boundaries, and parts that
 	// are skipped.
 	MaxFieldBytes int64
-	// Allow is asked before each file is stored (count is its 1-based
-	// number): an error refuses the request; store false counts the file
-	// without storing it, so the create fails with the usual message.
+	// Allow is asked before each file (count is its 1-based number): an
+	// error refuses the request; store false counts the file without
+	// storing it, so the create fails with the usual message.
 	Allow func(count int) (store bool, err error)
+}
+
+// FileSink takes the files of a form (service.Uploads): Add stores one,
+// Skip counts one that is not stored.
+type FileSink interface {
+	Add(ctx context.Context, name, contentType string, r io.Reader) error
+	Skip()
 }
 
 // maxFormParts bounds the parts of one form: a create has a dozen fields
@@ -66,33 +74,26 @@ func (b *formBudget) Read(p []byte) (int, error) {
 // StreamForm reads the multipart form in body (with boundary) part by part.
 // Plain fields are returned; everything but file contents is bounded by
 // MaxFieldBytes, and the parts by maxFormParts. File parts under a file
-// field go straight into the file store, sealed, one chunk at a time, never
-// whole in memory. A file part without a file name is a plain (empty)
-// field, as browsers send an empty file input. sawFiles reports whether a
-// file field was present at all. On any error the stored uploads are
-// discarded. The caller bounds the body (http.MaxBytesReader) and its read
-// deadline.
-func (s *Service) StreamForm(ctx context.Context, body io.Reader, boundary string, rules FormRules) (form url.Values, set FileSet, sawFiles bool, err error) {
-	defer func() {
-		if err != nil {
-			s.Discard(ctx, set.Uploads)
-			set.Uploads = nil
-		}
-	}()
+// field go to files as they arrive, never whole in memory. A file part
+// without a file name is a plain (empty) field, as browsers send an empty
+// file input. sawFiles reports whether a file field was present at all.
+// The caller bounds the body (http.MaxBytesReader) and its read deadline,
+// and owns what files stored.
+func StreamForm(ctx context.Context, body io.Reader, boundary string, rules FormRules, files FileSink) (form url.Values, sawFiles bool, err error) {
 	form = url.Values{}
 	budget := &formBudget{r: body, left: rules.MaxFieldBytes}
 	mr := multipart.NewReader(budget, boundary)
-	var stored int64
+	count := 0
 	for parts := 1; ; parts++ {
 		if parts > maxFormParts {
-			return nil, set, sawFiles, ErrFormTooLarge
+			return nil, sawFiles, ErrFormTooLarge
 		}
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, set, sawFiles, formReadError(err)
+			return nil, sawFiles, formReadError(err)
 		}
 		name := part.FormName()
 		isFiles := rules.IsFileField(name)
@@ -102,7 +103,7 @@ func (s *Service) StreamForm(ctx context.Context, body io.Reader, boundary strin
 		if fileName == "" {
 			v, err := io.ReadAll(part)
 			if err != nil {
-				return nil, set, sawFiles, formReadError(err)
+				return nil, sawFiles, formReadError(err)
 			}
 			form.Add(name, string(v))
 			continue
@@ -110,34 +111,33 @@ func (s *Service) StreamForm(ctx context.Context, body io.Reader, boundary strin
 		if !isFiles {
 			continue // NextPart skips the rest of an unknown part
 		}
-		set.Count++
-		store, err := rules.Allow(set.Count)
+		count++
+		store, err := rules.Allow(count)
 		if err != nil {
-			return nil, set, sawFiles, err
+			return nil, sawFiles, err
 		}
 		budget.files = true
 		if !store {
 			// Counted, not kept: read past it as file contents.
+			files.Skip()
 			_, err := io.Copy(io.Discard, part)
 			budget.files = false
 			if err != nil {
-				return nil, set, sawFiles, formReadError(err)
+				return nil, sawFiles, formReadError(err)
 			}
 			continue
 		}
 		body := &readErrReader{r: part}
-		up, err := s.StoreFile(ctx, SafeFileName(fileName), PartType(part.Header.Get("Content-Type"), fileName), body, stored)
+		err = files.Add(ctx, fileName, PartType(part.Header.Get("Content-Type"), fileName), body)
 		budget.files = false
 		if err != nil {
 			if body.err != nil { // cut off, malformed or over the body limit: the client's doing
-				return nil, set, sawFiles, formReadError(body.err)
+				return nil, sawFiles, formReadError(body.err)
 			}
-			return nil, set, sawFiles, err
+			return nil, sawFiles, err
 		}
-		stored += up.Size
-		set.Uploads = append(set.Uploads, up)
 	}
-	return form, set, sawFiles, nil
+	return form, sawFiles, nil
 }
 
 // formReadError maps an error reading the request body.
@@ -163,4 +163,16 @@ func (e *readErrReader) Read(p []byte) (int, error) {
 		e.err = err
 	}
 	return n, err
+}
+
+// PartType is the content type of an uploaded part: as sent, else guessed
+// from the file name (the official CLI sends none).
+func PartType(sent, fileName string) string {
+	if t, _, err := mime.ParseMediaType(sent); err == nil && sent != "" {
+		return t
+	}
+	if t := mime.TypeByExtension(path.Ext(fileName)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
 }

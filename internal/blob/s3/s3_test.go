@@ -1,4 +1,4 @@
-package blob
+package s3
 
 import (
 	"bytes"
@@ -10,12 +10,14 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
+	"hush/internal/blob"
+	"hush/internal/blob/blobtest"
 	"hush/internal/blob/s3test"
 )
 
-func newS3(t *testing.T, srv *s3test.Server, bucket, prefix string) *S3 {
+func newS3(t *testing.T, srv *s3test.Server, bucket, prefix string) *Store {
 	t.Helper()
-	s, err := NewS3(S3Options{Endpoint: srv.Endpoint, Bucket: bucket, AccessKey: s3test.AccessKey,
+	s, err := New(Options{Endpoint: srv.Endpoint, Bucket: bucket, AccessKey: s3test.AccessKey,
 		SecretKey: s3test.SecretKey, Prefix: prefix})
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +28,7 @@ func newS3(t *testing.T, srv *s3test.Server, bucket, prefix string) *S3 {
 // TestS3 runs the FileStore checks against a real S3-compatible server.
 func TestS3(t *testing.T) {
 	srv := s3test.Start(t)
-	testFileStore(t, func(t *testing.T) FileStore {
+	blobtest.Run(t, func(t *testing.T) blob.FileStore {
 		return newS3(t, srv, srv.Bucket(t), "blobs")
 	})
 }
@@ -38,17 +40,17 @@ func TestS3Prefix(t *testing.T) {
 	ctx := context.Background()
 	bucket := srv.Bucket(t)
 	a, b, root := newS3(t, srv, bucket, "a"), newS3(t, srv, bucket, "/b/"), newS3(t, srv, bucket, "")
-	ida, idb, idr := newID(t), newID(t), newID(t)
-	put(t, a, ida, "in a")
-	put(t, b, idb, "in b")
-	put(t, root, idr, "at the root")
+	ida, idb, idr := blobtest.NewID(t), blobtest.NewID(t), blobtest.NewID(t)
+	blobtest.Put(t, a, ida, "in a")
+	blobtest.Put(t, b, idb, "in b")
+	blobtest.Put(t, root, idr, "at the root")
 	for _, c := range []struct {
-		fs   *S3
+		fs   *Store
 		id   string
 		key  string
 		body string
 	}{{a, ida, "a/" + ida, "in a"}, {b, idb, "b/" + idb, "in b"}, {root, idr, idr, "at the root"}} {
-		if got := walkIDs(t, c.fs); len(got) != 1 || got[0] != c.id {
+		if got := blobtest.WalkIDs(t, c.fs); len(got) != 1 || got[0] != c.id {
 			t.Errorf("Walk under %q saw %v, want [%s]", c.fs.prefix, got, c.id)
 		}
 		obj, err := srv.Client.GetObject(ctx, bucket, c.key, minio.GetObjectOptions{})
@@ -61,9 +63,9 @@ func TestS3Prefix(t *testing.T) {
 			t.Errorf("object %s holds %q (%v), want %q", c.key, raw, err, c.body)
 		}
 	}
-	assertMissing(t, a, idb)
-	assertMissing(t, b, ida)
-	assertMissing(t, root, ida)
+	blobtest.AssertMissing(t, a, idb)
+	blobtest.AssertMissing(t, b, ida)
+	blobtest.AssertMissing(t, root, ida)
 }
 
 // TestS3UnfinishedUpload checks that a multipart upload left open (as by a
@@ -73,8 +75,8 @@ func TestS3UnfinishedUpload(t *testing.T) {
 	ctx := context.Background()
 	bucket := srv.Bucket(t)
 	s := newS3(t, srv, bucket, "blobs")
-	done, crashed := newID(t), newID(t)
-	put(t, s, done, "complete")
+	done, crashed := blobtest.NewID(t), blobtest.NewID(t)
+	blobtest.Put(t, s, done, "complete")
 	core := minio.Core{Client: srv.Client}
 	uploadID, err := core.NewMultipartUpload(ctx, bucket, "blobs/"+crashed, minio.PutObjectOptions{})
 	if err != nil {
@@ -84,18 +86,18 @@ func TestS3UnfinishedUpload(t *testing.T) {
 	if _, err := core.PutObjectPart(ctx, bucket, "blobs/"+crashed, uploadID, 1, bytes.NewReader(part), int64(len(part)), minio.PutObjectPartOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	assertMissing(t, s, crashed)
-	got := walkIDs(t, s)
+	blobtest.AssertMissing(t, s, crashed)
+	got := blobtest.WalkIDs(t, s)
 	if len(got) != 2 || !strings.Contains(strings.Join(got, " "), crashed) || !strings.Contains(strings.Join(got, " "), done) {
 		t.Errorf("Walk saw %v, want %s and %s", got, done, crashed)
 	}
 	if err := s.Delete(ctx, crashed); err != nil {
 		t.Fatal(err)
 	}
-	if got := walkIDs(t, s); len(got) != 1 || got[0] != done {
+	if got := blobtest.WalkIDs(t, s); len(got) != 1 || got[0] != done {
 		t.Errorf("Walk after Delete saw %v, want [%s]", got, done)
 	}
-	if got := readAll(t, s, done); got != "complete" {
+	if got := blobtest.ReadAll(t, s, done); got != "complete" {
 		t.Errorf("other blob after Delete: %q", got)
 	}
 }
@@ -114,15 +116,15 @@ func TestS3PingFails(t *testing.T) {
 	bucket := srv.Bucket(t)
 	for _, c := range []struct {
 		name string
-		o    S3Options
+		o    Options
 		want string
 	}{
-		{"missing bucket", S3Options{Endpoint: srv.Endpoint, Bucket: "no-such-bucket", AccessKey: s3test.AccessKey, SecretKey: s3test.SecretKey}, "does not exist"},
-		{"wrong secret", S3Options{Endpoint: srv.Endpoint, Bucket: bucket, AccessKey: s3test.AccessKey, SecretKey: "wrong-secret-value"}, bucket},
-		{"unreachable", S3Options{Endpoint: closed, Bucket: bucket, AccessKey: s3test.AccessKey, SecretKey: s3test.SecretKey}, closed},
+		{"missing bucket", Options{Endpoint: srv.Endpoint, Bucket: "no-such-bucket", AccessKey: s3test.AccessKey, SecretKey: s3test.SecretKey}, "does not exist"},
+		{"wrong secret", Options{Endpoint: srv.Endpoint, Bucket: bucket, AccessKey: s3test.AccessKey, SecretKey: "wrong-secret-value"}, bucket},
+		{"unreachable", Options{Endpoint: closed, Bucket: bucket, AccessKey: s3test.AccessKey, SecretKey: s3test.SecretKey}, closed},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := NewS3(c.o)
+			s, err := New(c.o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +137,7 @@ func TestS3PingFails(t *testing.T) {
 			}
 		})
 	}
-	if _, err := NewS3(S3Options{Bucket: bucket}); err == nil {
-		t.Error("NewS3 without an endpoint succeeded")
+	if _, err := New(Options{Bucket: bucket}); err == nil {
+		t.Error("New without an endpoint succeeded")
 	}
 }

@@ -1,7 +1,8 @@
-// Package clientip decides which address a request comes from: the peer,
-// or, behind trusted proxies, the address they forwarded. The API, the web
-// pages and the request rate limiter share this one rule.
-package clientip
+package httpx
+
+// Which address a request comes from: the peer, or, behind trusted proxies,
+// the address they forwarded. The API, the web pages and the request rate
+// limiter share this one rule.
 
 import (
 	"net"
@@ -10,10 +11,10 @@ import (
 	"strings"
 )
 
-// Resolve returns the peer address of r, or, when the peer is a trusted
+// ClientIP returns the peer address of r, or, when the peer is a trusted
 // proxy, the right-most X-Forwarded-For address that is not itself a trusted
 // proxy. An untrusted peer's X-Forwarded-For is ignored.
-func Resolve(r *http.Request, trusted []netip.Prefix) string {
+func ClientIP(r *http.Request, trusted []netip.Prefix) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr

@@ -1,4 +1,6 @@
-package blob
+// Package s3 keeps file contents in an S3-compatible bucket (AWS S3, MinIO,
+// Ceph, versitygw, …): a blob.FileStore shared by several instances.
+package s3
 
 import (
 	"context"
@@ -10,18 +12,20 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"hush/internal/blob"
 )
 
-// S3PartSize is the part size of the multipart uploads of S3.Put. minio-go
+// PartSize is the part size of the multipart uploads of S3.Put. minio-go
 // reads one whole part into a buffer before sending it, so every upload in
 // flight holds a buffer of this size however large the file; with the GC's
 // headroom that measured about 33 MiB of RSS per concurrent upload. S3
 // requires parts of at least 5 MiB and allows at most 10,000 parts: the
 // largest blob is 160 GiB.
-const S3PartSize = 16 << 20
+const PartSize = 16 << 20
 
-// S3Options configures an S3 store.
-type S3Options struct {
+// Options configures an S3 store.
+type Options struct {
 	Endpoint  string // host:port, without scheme
 	Bucket    string
 	AccessKey string
@@ -31,20 +35,20 @@ type S3Options struct {
 	Prefix    string // optional key prefix, e.g. "hush/"
 }
 
-// S3 stores blobs as objects of an S3-compatible bucket, under an optional
-// key prefix. Contents arrive sealed, as for Disk. A blob is uploaded with a
+// Store keeps blobs as objects of an S3-compatible bucket, under an optional
+// key prefix. Contents arrive sealed, as for blob.Disk. A blob is uploaded with a
 // multipart upload that is completed only when its reader ends without
 // error, so a failed upload never becomes a visible object; Walk reports the
 // multipart uploads that were left behind (e.g. by a crash), and Delete
 // aborts them.
-type S3 struct {
+type Store struct {
 	client *minio.Client
 	bucket string
 	prefix string
 }
 
-// NewS3 returns an S3 store. It does not contact the server: call Ping.
-func NewS3(o S3Options) (*S3, error) {
+// New returns an S3 store. It does not contact the server: call Ping.
+func New(o Options) (*Store, error) {
 	if o.Endpoint == "" || o.Bucket == "" {
 		return nil, errors.New("blob: S3 needs an endpoint and a bucket")
 	}
@@ -64,20 +68,20 @@ func NewS3(o S3Options) (*S3, error) {
 	if prefix != "" {
 		prefix += "/"
 	}
-	return &S3{client: c, bucket: o.Bucket, prefix: prefix}, nil
+	return &Store{client: c, bucket: o.Bucket, prefix: prefix}, nil
 }
 
-func (s *S3) key(id string) (string, error) {
-	if !ValidID(id) {
+func (s *Store) key(id string) (string, error) {
+	if !blob.ValidID(id) {
 		return "", fmt.Errorf("blob: invalid id %q", id)
 	}
 	return s.prefix + id, nil
 }
 
-// Put implements FileStore. It streams r in parts of S3PartSize bytes, with
+// Put implements FileStore. It streams r in parts of PartSize bytes, with
 // one part in memory at a time. On any error minio-go aborts the multipart
 // upload, so nothing becomes visible.
-func (s *S3) Put(ctx context.Context, id string, r io.Reader) (int64, error) {
+func (s *Store) Put(ctx context.Context, id string, r io.Reader) (int64, error) {
 	key, err := s.key(id)
 	if err != nil {
 		return 0, err
@@ -89,8 +93,8 @@ func (s *S3) Put(ctx context.Context, id string, r io.Reader) (int64, error) {
 	} else if !isNoSuchKey(err) {
 		return 0, fmt.Errorf("blob: put %s: %w", id, err)
 	}
-	info, err := s.client.PutObject(ctx, s.bucket, key, ctxReader{ctx, r}, -1, minio.PutObjectOptions{
-		PartSize:    S3PartSize,
+	info, err := s.client.PutObject(ctx, s.bucket, key, blob.ContextReader(ctx, r), -1, minio.PutObjectOptions{
+		PartSize:    PartSize,
 		ContentType: "application/octet-stream",
 	})
 	if err != nil {
@@ -100,11 +104,11 @@ func (s *S3) Put(ctx context.Context, id string, r io.Reader) (int64, error) {
 }
 
 // Open implements FileStore. The GET request is sent before Open returns, so
-// a missing blob is ErrNotFound here rather than on the first Read.
-func (s *S3) Open(ctx context.Context, id string) (io.ReadCloser, error) {
+// a missing blob is blob.ErrNotFound here rather than on the first Read.
+func (s *Store) Open(ctx context.Context, id string) (io.ReadCloser, error) {
 	key, err := s.key(id)
 	if err != nil {
-		return nil, ErrNotFound
+		return nil, blob.ErrNotFound
 	}
 	obj, err := s.client.GetObject(ctx, s.bucket, key, minio.GetObjectOptions{})
 	if err != nil {
@@ -113,7 +117,7 @@ func (s *S3) Open(ctx context.Context, id string) (io.ReadCloser, error) {
 	if _, err := obj.Stat(); err != nil {
 		obj.Close()
 		if isNoSuchKey(err) {
-			return nil, ErrNotFound
+			return nil, blob.ErrNotFound
 		}
 		return nil, fmt.Errorf("blob: open %s: %w", id, err)
 	}
@@ -122,7 +126,7 @@ func (s *S3) Open(ctx context.Context, id string) (io.ReadCloser, error) {
 
 // Delete implements FileStore: it removes the object and aborts any
 // multipart upload still open under its key.
-func (s *S3) Delete(ctx context.Context, id string) error {
+func (s *Store) Delete(ctx context.Context, id string) error {
 	key, err := s.key(id)
 	if err != nil {
 		return err
@@ -140,7 +144,7 @@ func (s *S3) Delete(ctx context.Context, id string) error {
 // Walk implements FileStore: every object under the prefix with its
 // LastModified time, then every unfinished multipart upload with the time
 // it was initiated.
-func (s *S3) Walk(ctx context.Context, fn func(id string, modified time.Time) error) error {
+func (s *Store) Walk(ctx context.Context, fn func(id string, modified time.Time) error) error {
 	ctx, cancel := context.WithCancel(ctx) // stops the listings if fn fails
 	defer cancel()
 	for obj := range s.client.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: s.prefix, Recursive: true}) {
@@ -167,14 +171,14 @@ func (s *S3) Walk(ctx context.Context, fn func(id string, modified time.Time) er
 }
 
 // id returns the blob id of an object key, if it names one.
-func (s *S3) id(key string) (string, bool) {
+func (s *Store) id(key string) (string, bool) {
 	id, ok := strings.CutPrefix(key, s.prefix)
-	return id, ok && ValidID(id)
+	return id, ok && blob.ValidID(id)
 }
 
 // Ping implements FileStore: the bucket must exist and be reachable with
 // the configured credentials.
-func (s *S3) Ping(ctx context.Context) error {
+func (s *Store) Ping(ctx context.Context) error {
 	ok, err := s.client.BucketExists(ctx, s.bucket)
 	if err != nil {
 		return fmt.Errorf("blob: S3 bucket %q at %s: %w", s.bucket, s.client.EndpointURL().Host, err)

@@ -1,0 +1,44 @@
+package httpx
+
+import "net/http"
+
+// BaselineCSP is the Content-Security-Policy of every response that does
+// not set its own: nothing may load, frame it, or be posted from it.
+const BaselineCSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+
+// Baseline sets, on every response of next, the headers every answer of
+// Hush carries: never cached (a secret may be in it), never indexed, never
+// sniffed, never framed, the baseline CSP, and HSTS when hsts is set (the
+// public address is https). The pages refine them (their CSP, cacheable
+// static assets); the edge sets them once for everything.
+func Baseline(next http.Handler, hsts bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Cache-Control", "no-store")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Robots-Tag", "noindex, nofollow")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Content-Security-Policy", BaselineCSP)
+		if hsts {
+			h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// RefuseHEAD answers a HEAD request with 405 and reports true; any other
+// method passes (false). A HEAD on a secret's path must never count a view
+// (docs/decisions.md, D15); body, when set, writes the answer's body.
+func RefuseHEAD(w http.ResponseWriter, r *http.Request, allow string, body func(http.ResponseWriter)) bool {
+	if r.Method != http.MethodHead {
+		return false
+	}
+	w.Header().Set("Allow", allow)
+	if body != nil {
+		body(w)
+		return true
+	}
+	w.WriteHeader(http.StatusMethodNotAllowed)
+	return true
+}
