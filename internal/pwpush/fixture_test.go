@@ -19,10 +19,13 @@ import (
 func TestMain(m *testing.M) { testdb.Main(m) }
 
 // engines runs f on a SQLite database and on a PostgreSQL one (skipped
-// without PostgreSQL unless HUSH_REQUIRE_ALL=1).
+// without PostgreSQL unless HUSH_REQUIRE_ALL=1), in parallel.
 func engines(t *testing.T, f func(t *testing.T, engine string)) {
 	for _, e := range []string{EngineSQLite, EnginePostgres} {
-		t.Run(e, func(t *testing.T) { f(t, e) })
+		t.Run(e, func(t *testing.T) {
+			t.Parallel()
+			f(t, e)
+		})
 	}
 }
 

@@ -39,6 +39,7 @@ func (w *world) keys(t *testing.T, previous bool) *Keys {
 }
 
 func TestReadEverything(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
 		w := newWorld(t, engine)
@@ -149,6 +150,7 @@ func brief(p Push) string {
 }
 
 func TestLiveAndViews(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, EngineSQLite)
 	live := map[string]bool{}
 	for _, p := range w.pushes {
@@ -172,6 +174,7 @@ func TestLiveAndViews(t *testing.T) {
 }
 
 func TestWrongAndMissingKeys(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
 		w := newWorld(t, engine)
@@ -249,6 +252,7 @@ func TestWrongAndMissingKeys(t *testing.T) {
 }
 
 func TestDiskFiles(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, EngineSQLite)
 	f := w.files[4][0]
 	if p, err := DiskPath(w.root, f.Key); err != nil || p != filepath.Join(w.root, "kq", "3v", f.Key) {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestOpenRefusesOtherDatabases(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
 		dsn, db := emptyDB(t, engine)
@@ -72,6 +73,7 @@ func TestOpenRefusesOtherDatabases(t *testing.T) {
 }
 
 func TestOpenSQLitePaths(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "nope.sqlite3")
@@ -114,6 +116,7 @@ func unwrapAll(err error) error {
 }
 
 func TestPostgresErrorsHidePasswords(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, dsn := range []string{
 		"postgres://pwpush:Sup3r%2FSecret!@127.0.0.1:1/pwpush?sslmode=disable&connect_timeout=2",
@@ -133,6 +136,7 @@ func TestPostgresErrorsHidePasswords(t *testing.T) {
 }
 
 func TestReadOnlyAndOlderSchemas(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
 		w := newWorld(t, engine)
@@ -177,6 +181,7 @@ func TestReadOnlyAndOlderSchemas(t *testing.T) {
 }
 
 func TestEmptyPasswordPusher(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
 		dsn, _ := schemaDB(t, engine)
