@@ -77,6 +77,34 @@ func scanFile(r *sql.Rows) (File, error) {
 	return f, nil
 }
 
+// Kinds of storage service, as StorageKind names them.
+const (
+	StorageDisk  = "disk"
+	StorageS3    = "s3"
+	StorageGCS   = "gcs"
+	StorageAzure = "azure"
+)
+
+// StorageKind is the kind of service Password Pusher's config/storage.yml
+// gives a blob's ServiceName: StorageDisk for local (and test), StorageS3
+// for amazon, minio, backblaze_b2, cloudflare_r2, digitalocean_spaces,
+// linode_object_storage and wasabi (the object key is the blob's Key),
+// StorageGCS for google, StorageAzure for microsoft; "" for a name that
+// file does not define (a deployment with its own storage.yml).
+func StorageKind(serviceName string) string {
+	switch serviceName {
+	case "local", "test":
+		return StorageDisk
+	case "amazon", "minio", "backblaze_b2", "cloudflare_r2", "digitalocean_spaces", "linode_object_storage", "wasabi":
+		return StorageS3
+	case "google":
+		return StorageGCS
+	case "microsoft":
+		return StorageAzure
+	}
+	return ""
+}
+
 // DiskPath is where Active Storage's Disk service keeps the file of a
 // blob key under its root directory: root/<key[0:2]>/<key[2:4]>/<key>. It
 // refuses, as Active Storage does, a blank key, one with a "." or ".."
@@ -110,7 +138,8 @@ func DiskPath(root, key string) (string, error) {
 }
 
 // OpenDisk opens a blob's file on a Disk service rooted at root (for the
-// "local" service, Password Pusher's storage/ directory). Reading it to
+// "local" service, the storage/ directory of Password Pusher's application
+// root: /opt/PasswordPusher/storage in its container image). Reading it to
 // the end checks its size and checksum: a mismatch is ErrIntegrity.
 func OpenDisk(root string, b Blob) (io.ReadCloser, error) {
 	p, err := DiskPath(root, b.Key)

@@ -308,4 +308,10 @@ func TestDiskFiles(t *testing.T) {
 	if _, err := VerifyReader(strings.NewReader("abc"), Blob{Checksum: "crc32:AAAA"}); err == nil {
 		t.Error("unknown checksum algorithm accepted")
 	}
+	for name, want := range map[string]string{"local": StorageDisk, "minio": StorageS3, "amazon": StorageS3,
+		"google": StorageGCS, "microsoft": StorageAzure, "mirror": ""} {
+		if got := StorageKind(name); got != want {
+			t.Errorf("StorageKind(%q) = %q, want %q", name, got, want)
+		}
+	}
 }
