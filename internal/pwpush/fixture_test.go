@@ -56,8 +56,14 @@ func schemaDB(t *testing.T, engine string) (string, *sql.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range strings.Split(string(ddl), ";\n") {
-		if strings.TrimSpace(stmt) == "" || strings.HasPrefix(strings.TrimSpace(stmt), "--") && !strings.Contains(stmt, "CREATE") {
+	var lines []string
+	for _, l := range strings.Split(string(ddl), "\n") {
+		if !strings.HasPrefix(l, "--") {
+			lines = append(lines, l)
+		}
+	}
+	for _, stmt := range strings.Split(strings.Join(lines, "\n"), ";\n") {
+		if strings.TrimSpace(stmt) == "" {
 			continue
 		}
 		if _, err := db.Exec(stmt); err != nil {

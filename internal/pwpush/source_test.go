@@ -105,6 +105,28 @@ func TestOpenSQLitePaths(t *testing.T) {
 	}
 }
 
+// Rails 8 runs SQLite in WAL mode; Password Pusher may still hold the file.
+func TestOpenSQLiteInWALModeWhileWritten(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t, EngineSQLite)
+	if _, err := w.db.Exec(`PRAGMA journal_mode=WAL`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.db.Exec(`UPDATE users SET sign_in_count = 8 WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	s := openWorld(t, w)
+	for u, err := range s.Users(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.ID == 1 && u.SignInCount != 8 {
+			t.Errorf("sign-in count %d: the write in the WAL is not seen", u.SignInCount)
+		}
+	}
+}
+
 func unwrapAll(err error) error {
 	for {
 		u, ok := err.(interface{ Unwrap() error })
