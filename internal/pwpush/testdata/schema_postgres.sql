@@ -1,0 +1,34 @@
+-- The tables of Password Pusher's db/schema.rb (version 2026_05_09_010000)
+-- that the importer reads, as Rails' PostgreSQL adapter creates them.
+CREATE TABLE schema_migrations (version character varying NOT NULL PRIMARY KEY);
+CREATE TABLE ar_internal_metadata (key character varying NOT NULL PRIMARY KEY, value character varying, created_at timestamp(6) without time zone NOT NULL, updated_at timestamp(6) without time zone NOT NULL);
+CREATE TABLE users (id serial PRIMARY KEY, admin boolean DEFAULT false, authentication_token character varying(30), confirmation_sent_at timestamp without time zone, confirmation_token character varying, confirmed_at timestamp without time zone, created_at timestamp without time zone, current_sign_in_at timestamp without time zone, current_sign_in_ip character varying, email character varying DEFAULT ''::character varying NOT NULL, email_sent_count integer DEFAULT 0 NOT NULL, email_sent_count_reset_at timestamp(6) without time zone, encrypted_password character varying DEFAULT ''::character varying NOT NULL, failed_attempts integer DEFAULT 0, last_otp_timestep integer, last_sign_in_at timestamp without time zone, last_sign_in_ip character varying, locked_at timestamp without time zone, otp_backup_code_digests text, otp_required_for_login boolean, otp_secret_ciphertext text, preferred_language character varying, remember_created_at timestamp without time zone, reset_password_sent_at timestamp without time zone, reset_password_token character varying, sign_in_count integer DEFAULT 0, unconfirmed_email character varying, unlock_token character varying, updated_at timestamp without time zone);
+CREATE UNIQUE INDEX index_users_on_authentication_token ON users (authentication_token);
+CREATE UNIQUE INDEX index_users_on_confirmation_token ON users (confirmation_token);
+CREATE UNIQUE INDEX index_users_on_email ON users (email);
+CREATE UNIQUE INDEX index_users_on_reset_password_token ON users (reset_password_token);
+CREATE UNIQUE INDEX index_users_on_unlock_token ON users (unlock_token);
+CREATE TABLE pushes (id bigserial PRIMARY KEY, created_at timestamp(6) without time zone NOT NULL, deletable_by_viewer boolean DEFAULT true, expire_after_days integer, expire_after_views integer, expired boolean DEFAULT false, expired_on timestamp(6) without time zone, kind integer NOT NULL, name character varying, note_ciphertext text, passphrase_ciphertext text, payload_ciphertext text, retrieval_step boolean DEFAULT false, updated_at timestamp(6) without time zone NOT NULL, url_token character varying, user_id integer, CONSTRAINT fk_rails_f2fb8a6ca4 FOREIGN KEY (user_id) REFERENCES users (id));
+CREATE UNIQUE INDEX index_pushes_on_url_token ON pushes (url_token);
+CREATE INDEX index_pushes_on_user_id ON pushes (user_id);
+CREATE TABLE audit_logs (id bigserial PRIMARY KEY, created_at timestamp(6) without time zone NOT NULL, ip character varying, kind integer NOT NULL, push_id integer NOT NULL, referrer character varying, updated_at timestamp(6) without time zone NOT NULL, user_agent character varying, user_id integer, CONSTRAINT fk_rails_5d2ac5b6e1 FOREIGN KEY (push_id) REFERENCES pushes (id));
+CREATE INDEX index_audit_logs_on_kind ON audit_logs (kind);
+CREATE INDEX index_audit_logs_on_push_id ON audit_logs (push_id);
+CREATE INDEX index_audit_logs_on_user_id ON audit_logs (user_id);
+CREATE TABLE active_storage_blobs (id bigserial PRIMARY KEY, byte_size bigint NOT NULL, checksum character varying, content_type character varying, created_at timestamp without time zone NOT NULL, filename character varying NOT NULL, key character varying NOT NULL, metadata text, service_name character varying NOT NULL);
+CREATE UNIQUE INDEX index_active_storage_blobs_on_key ON active_storage_blobs (key);
+CREATE TABLE active_storage_attachments (id bigserial PRIMARY KEY, blob_id integer NOT NULL, created_at timestamp without time zone NOT NULL, name character varying NOT NULL, record_id integer NOT NULL, record_type character varying NOT NULL, CONSTRAINT fk_rails_c3b3935057 FOREIGN KEY (blob_id) REFERENCES active_storage_blobs (id));
+CREATE INDEX index_active_storage_attachments_on_blob_id ON active_storage_attachments (blob_id);
+CREATE UNIQUE INDEX index_active_storage_attachments_uniqueness ON active_storage_attachments (record_type, record_id, name, blob_id);
+CREATE TABLE active_storage_variant_records (id bigserial PRIMARY KEY, blob_id integer NOT NULL, variation_digest character varying NOT NULL, CONSTRAINT fk_rails_993965df05 FOREIGN KEY (blob_id) REFERENCES active_storage_blobs (id));
+CREATE UNIQUE INDEX index_active_storage_variant_records_uniqueness ON active_storage_variant_records (blob_id, variation_digest);
+CREATE TABLE data_migration_statuses (id bigserial PRIMARY KEY, completed boolean DEFAULT false, completed_at timestamp(6) without time zone, created_at timestamp(6) without time zone NOT NULL, name character varying NOT NULL, updated_at timestamp(6) without time zone NOT NULL);
+CREATE UNIQUE INDEX index_data_migration_statuses_on_name ON data_migration_statuses (name);
+CREATE TABLE views (id serial PRIMARY KEY, created_at timestamp without time zone, file_push_id integer, ip character varying, kind integer DEFAULT 0, password_id integer, referrer character varying, successful boolean, updated_at timestamp without time zone, url_id integer, user_agent character varying, user_id integer);
+CREATE INDEX index_views_on_file_push_id ON views (file_push_id);
+CREATE INDEX index_views_on_kind ON views (kind);
+CREATE INDEX index_views_on_password_id ON views (password_id);
+CREATE INDEX index_views_on_successful ON views (successful);
+CREATE INDEX index_views_on_url_id ON views (url_id);
+INSERT INTO schema_migrations (version) VALUES ('20250515121325'), ('20250515193130'), ('20250519010827'), ('20250606094103'), ('20260321120000'), ('20260427123959'), ('20260427190300'), ('20260509010000');
+INSERT INTO ar_internal_metadata (key, value, created_at, updated_at) VALUES ('environment', 'production', '2025-06-01 00:00:00', '2025-06-01 00:00:00');

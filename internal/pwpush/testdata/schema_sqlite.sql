@@ -1,0 +1,34 @@
+-- The tables of Password Pusher's db/schema.rb (version 2026_05_09_010000)
+-- that the importer reads, as Rails' SQLite adapter creates them.
+CREATE TABLE "schema_migrations" ("version" varchar NOT NULL PRIMARY KEY);
+CREATE TABLE "ar_internal_metadata" ("key" varchar NOT NULL PRIMARY KEY, "value" varchar, "created_at" datetime(6) NOT NULL, "updated_at" datetime(6) NOT NULL);
+CREATE TABLE "users" ("id" integer PRIMARY KEY AUTOINCREMENT NOT NULL, "admin" boolean DEFAULT 0, "authentication_token" varchar(30), "confirmation_sent_at" datetime, "confirmation_token" varchar, "confirmed_at" datetime, "created_at" datetime, "current_sign_in_at" datetime, "current_sign_in_ip" varchar, "email" varchar DEFAULT '' NOT NULL, "email_sent_count" integer DEFAULT 0 NOT NULL, "email_sent_count_reset_at" datetime(6), "encrypted_password" varchar DEFAULT '' NOT NULL, "failed_attempts" integer DEFAULT 0, "last_otp_timestep" integer, "last_sign_in_at" datetime, "last_sign_in_ip" varchar, "locked_at" datetime, "otp_backup_code_digests" text, "otp_required_for_login" boolean, "otp_secret_ciphertext" text, "preferred_language" varchar, "remember_created_at" datetime, "reset_password_sent_at" datetime, "reset_password_token" varchar, "sign_in_count" integer DEFAULT 0, "unconfirmed_email" varchar, "unlock_token" varchar, "updated_at" datetime);
+CREATE UNIQUE INDEX "index_users_on_authentication_token" ON "users" ("authentication_token");
+CREATE UNIQUE INDEX "index_users_on_confirmation_token" ON "users" ("confirmation_token");
+CREATE UNIQUE INDEX "index_users_on_email" ON "users" ("email");
+CREATE UNIQUE INDEX "index_users_on_reset_password_token" ON "users" ("reset_password_token");
+CREATE UNIQUE INDEX "index_users_on_unlock_token" ON "users" ("unlock_token");
+CREATE TABLE "pushes" ("id" integer PRIMARY KEY AUTOINCREMENT NOT NULL, "created_at" datetime(6) NOT NULL, "deletable_by_viewer" boolean DEFAULT 1, "expire_after_days" integer, "expire_after_views" integer, "expired" boolean DEFAULT 0, "expired_on" datetime(6), "kind" integer NOT NULL, "name" varchar, "note_ciphertext" text, "passphrase_ciphertext" text(2048), "payload_ciphertext" text(16777215), "retrieval_step" boolean DEFAULT 0, "updated_at" datetime(6) NOT NULL, "url_token" varchar, "user_id" integer, CONSTRAINT "fk_rails_f2fb8a6ca4" FOREIGN KEY ("user_id") REFERENCES "users" ("id"));
+CREATE UNIQUE INDEX "index_pushes_on_url_token" ON "pushes" ("url_token");
+CREATE INDEX "index_pushes_on_user_id" ON "pushes" ("user_id");
+CREATE TABLE "audit_logs" ("id" integer PRIMARY KEY AUTOINCREMENT NOT NULL, "created_at" datetime(6) NOT NULL, "ip" varchar, "kind" integer NOT NULL, "push_id" integer NOT NULL, "referrer" varchar, "updated_at" datetime(6) NOT NULL, "user_agent" varchar, "user_id" integer, CONSTRAINT "fk_rails_5d2ac5b6e1" FOREIGN KEY ("push_id") REFERENCES "pushes" ("id"));
+CREATE INDEX "index_audit_logs_on_kind" ON "audit_logs" ("kind");
+CREATE INDEX "index_audit_logs_on_push_id" ON "audit_logs" ("push_id");
+CREATE INDEX "index_audit_logs_on_user_id" ON "audit_logs" ("user_id");
+CREATE TABLE "active_storage_blobs" ("id" integer PRIMARY KEY AUTOINCREMENT NOT NULL, "byte_size" bigint NOT NULL, "checksum" varchar, "content_type" varchar, "created_at" datetime NOT NULL, "filename" varchar NOT NULL, "key" varchar NOT NULL, "metadata" text, "service_name" varchar NOT NULL);
+CREATE UNIQUE INDEX "index_active_storage_blobs_on_key" ON "active_storage_blobs" ("key");
+CREATE TABLE "active_storage_attachments" ("id" integer PRIMARY KEY AUTOINCREMENT NOT NULL, "blob_id" integer NOT NULL, "created_at" datetime NOT NULL, "name" varchar NOT NULL, "record_id" integer NOT NULL, "record_type" varchar NOT NULL, CONSTRAINT "fk_rails_c3b3935057" FOREIGN KEY ("blob_id") REFERENCES "active_storage_blobs" ("id"));
+CREATE INDEX "index_active_storage_attachments_on_blob_id" ON "active_storage_attachments" ("blob_id");
+CREATE UNIQUE INDEX "index_active_storage_attachments_uniqueness" ON "active_storage_attachments" ("record_type", "record_id", "name", "blob_id");
+CREATE TABLE "active_storage_variant_records" ("id" integer PRIMARY KEY AUTOINCREMENT NOT NULL, "blob_id" integer NOT NULL, "variation_digest" varchar NOT NULL, CONSTRAINT "fk_rails_993965df05" FOREIGN KEY ("blob_id") REFERENCES "active_storage_blobs" ("id"));
+CREATE UNIQUE INDEX "index_active_storage_variant_records_uniqueness" ON "active_storage_variant_records" ("blob_id", "variation_digest");
+CREATE TABLE "data_migration_statuses" ("id" integer PRIMARY KEY AUTOINCREMENT NOT NULL, "completed" boolean DEFAULT 0, "completed_at" datetime(6), "created_at" datetime(6) NOT NULL, "name" varchar NOT NULL, "updated_at" datetime(6) NOT NULL);
+CREATE UNIQUE INDEX "index_data_migration_statuses_on_name" ON "data_migration_statuses" ("name");
+CREATE TABLE "views" ("id" integer PRIMARY KEY AUTOINCREMENT NOT NULL, "created_at" datetime, "file_push_id" integer, "ip" varchar, "kind" integer DEFAULT 0, "password_id" integer, "referrer" varchar, "successful" boolean, "updated_at" datetime, "url_id" integer, "user_agent" varchar, "user_id" integer);
+CREATE INDEX "index_views_on_file_push_id" ON "views" ("file_push_id");
+CREATE INDEX "index_views_on_kind" ON "views" ("kind");
+CREATE INDEX "index_views_on_password_id" ON "views" ("password_id");
+CREATE INDEX "index_views_on_successful" ON "views" ("successful");
+CREATE INDEX "index_views_on_url_id" ON "views" ("url_id");
+INSERT INTO "schema_migrations" ("version") VALUES ('20250515121325'), ('20250515193130'), ('20250519010827'), ('20250606094103'), ('20260321120000'), ('20260427123959'), ('20260427190300'), ('20260509010000');
+INSERT INTO "ar_internal_metadata" ("key", "value", "created_at", "updated_at") VALUES ('environment', 'production', '2025-06-01 00:00:00.000000', '2025-06-01 00:00:00.000000');
