@@ -82,7 +82,8 @@ func mainCode(ctx context.Context, args []string, getenv func(string) string, st
 	return 0
 }
 
-func seed(ctx context.Context, o options, getenv func(string) string, stdout, stderr io.Writer) error {
+// check refuses options out of their ranges.
+func (o options) check() error {
 	switch {
 	case o.n < 1 || o.n > maxN:
 		return fmt.Errorf("-n %d: want 1 to %d", o.n, maxN)
@@ -91,16 +92,27 @@ func seed(ctx context.Context, o options, getenv func(string) string, stdout, st
 	case o.payload < 1 || o.payload > push.MaxTextPayload:
 		return fmt.Errorf("-payload %d: want 1 to %d", o.payload, push.MaxTextPayload)
 	}
-	env := getenv
-	if o.dataDir != "" {
-		env = func(k string) string {
-			if k == "HUSH_DATA_DIR" {
-				return o.dataDir
-			}
-			return getenv(k)
-		}
+	return nil
+}
+
+// state names the pushes seeded, for the messages.
+func (o options) state() string {
+	if o.due {
+		return "due"
 	}
-	cfg, err := config.Load(nil, env)
+	return "active"
+}
+
+func seed(ctx context.Context, o options, getenv func(string) string, stdout, stderr io.Writer) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	cfg, err := config.Load(nil, func(k string) string {
+		if k == "HUSH_DATA_DIR" && o.dataDir != "" {
+			return o.dataDir
+		}
+		return getenv(k)
+	})
 	if err != nil {
 		return err
 	}
@@ -111,7 +123,32 @@ func seed(ctx context.Context, o options, getenv func(string) string, stdout, st
 	}
 	defer st.Close()
 	svc := service.New(service.Deps{Store: st, Keys: keys, Argon: secure.DefaultArgon()}, service.Limits{Settings: cfg.Push})
+	where, _ := cfg.SQLitePath()
+	if where == "" {
+		where = "the PostgreSQL database"
+	}
+	fmt.Fprintf(stdout, "seeding %d %s pushes into %s, %d per transaction\n", o.n, o.state(), where, o.batch)
+	if o.tokens == "" {
+		return seedAll(ctx, svc, o, stdout, io.Discard)
+	}
+	f, err := os.OpenFile(o.tokens, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	if err := seedAll(ctx, svc, o, stdout, w); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
+}
 
+// seedAll stores the pushes in batches, reporting progress every second,
+// and writes their tokens to tokens.
+func seedAll(ctx context.Context, svc *service.Service, o options, stdout, tokens io.Writer) error {
 	payload := rand.Text()
 	for len(payload) < o.payload {
 		payload += rand.Text()
@@ -119,27 +156,6 @@ func seed(ctx context.Context, o options, getenv func(string) string, stdout, st
 	days, views := seedDays, seedViews
 	req := &push.CreateRequest{Payload: payload[:o.payload], ExpireAfterDays: &days, ExpireAfterViews: &views}
 	meta := push.Meta{IP: "127.0.0.1", UserAgent: "hush-seed"}
-	where, _ := cfg.SQLitePath()
-	if where == "" {
-		where = "the PostgreSQL database"
-	}
-	state := "active"
-	if o.due {
-		state = "due"
-	}
-	fmt.Fprintf(stdout, "seeding %d %s pushes into %s, %d per transaction\n", o.n, state, where, o.batch)
-
-	var tokens *bufio.Writer
-	if o.tokens != "" {
-		f, err := os.OpenFile(o.tokens, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		tokens = bufio.NewWriter(f)
-		defer tokens.Flush()
-	}
-
 	start := time.Now()
 	last := start
 	for done := 0; done < o.n; {
@@ -153,8 +169,8 @@ func seed(ctx context.Context, o options, getenv func(string) string, stdout, st
 			return fmt.Errorf("after %d pushes: %w", done, err)
 		}
 		for _, tok := range toks {
-			if tokens != nil {
-				tokens.WriteString(tok + "\n")
+			if _, err := io.WriteString(tokens, tok+"\n"); err != nil {
+				return err
 			}
 		}
 		done += k
@@ -165,10 +181,7 @@ func seed(ctx context.Context, o options, getenv func(string) string, stdout, st
 		}
 	}
 	elapsed := time.Since(start)
-	fmt.Fprintf(stdout, "seeded %d %s pushes in %.1fs (%.0f pushes/s)\n", o.n, state, elapsed.Seconds(),
+	fmt.Fprintf(stdout, "seeded %d %s pushes in %.1fs (%.0f pushes/s)\n", o.n, o.state(), elapsed.Seconds(),
 		float64(o.n)/elapsed.Seconds())
-	if tokens != nil {
-		return tokens.Flush()
-	}
 	return nil
 }

@@ -178,31 +178,45 @@ func (s *Server) routeV1(w http.ResponseWriter, r *http.Request) error {
 // kind is enabled, as in Password Pusher.
 func (s *Server) parseV1(p string) (v1Route, bool) {
 	if rest, ok := localeList(p); ok {
-		if rest == "active" || rest == "expired" {
-			return v1Route{op: rest}, true
-		}
-		return v1Route{}, false
+		return v1Route{op: rest}, rest == "active" || rest == "expired"
 	}
 	p = strings.TrimSuffix(p, ".json")
-	name, rest, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	name, rest, nested := strings.Cut(strings.TrimPrefix(p, "/"), "/")
 	pfx, ok := v1Prefixes[name]
-	st := s.svc.Settings()
-	if !ok || (name == "f" && !st.EnableFilePushes) || (name == "r" && !st.EnableURLPushes) {
+	if !ok || !s.prefixEnabled(name) {
 		return v1Route{}, false
 	}
-	if !strings.Contains(p[1:], "/") {
+	if !nested {
 		return v1Route{op: "create", prefix: pfx}, true
 	}
-	segs := strings.Split(rest, "/")
-	switch {
-	case len(segs) == 1 && (segs[0] == "active" || segs[0] == "expired"):
-		return v1Route{op: segs[0], prefix: pfx}, true
-	case len(segs) == 1 && segs[0] != "":
-		return v1Route{op: "retrieve", token: segs[0], prefix: pfx}, true
-	case len(segs) == 2 && segs[0] != "" && segs[1] == "r":
-		return v1Route{op: "retrieve", token: segs[0], prefix: pfx}, true
-	case len(segs) == 2 && segs[0] != "" && (segs[1] == "preview" || segs[1] == "audit"):
-		return v1Route{op: segs[1], token: segs[0], prefix: pfx}, true
+	rt, ok := parseV1Rest(strings.Split(rest, "/"))
+	rt.prefix = pfx
+	return rt, ok
+}
+
+// prefixEnabled reports whether the v1 prefix's kind is enabled.
+func (s *Server) prefixEnabled(name string) bool {
+	st := s.svc.Settings()
+	return (name != "f" || st.EnableFilePushes) && (name != "r" || st.EnableURLPushes)
+}
+
+// parseV1Rest maps what follows a v1 prefix: active, expired, <token>,
+// <token>/r, <token>/preview or <token>/audit.
+func parseV1Rest(segs []string) (v1Route, bool) {
+	if segs[0] == "" || len(segs) > 2 {
+		return v1Route{}, false
+	}
+	if len(segs) == 1 {
+		if segs[0] == "active" || segs[0] == "expired" {
+			return v1Route{op: segs[0]}, true
+		}
+		return v1Route{op: "retrieve", token: segs[0]}, true
+	}
+	switch segs[1] {
+	case "r":
+		return v1Route{op: "retrieve", token: segs[0]}, true
+	case "preview", "audit":
+		return v1Route{op: segs[1], token: segs[0]}, true
 	}
 	return v1Route{}, false
 }

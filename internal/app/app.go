@@ -41,6 +41,25 @@ HUSH_DATABASE_URL, HUSH_MASTER_KEY, …) and also take -data-dir and
 -database-url flags.
 `
 
+// verbs are the commands of hush, by name ("user create" is two words).
+var verbs = map[string]func(e *env, ctx context.Context, args []string) error{
+	"serve":        (*env).serve,
+	"migrate":      (*env).migrate,
+	"user create":  (*env).userCreate,
+	"token create": (*env).tokenCreate,
+	"key rotate":   (*env).keyRotate,
+	"key generate": func(e *env, _ context.Context, _ []string) error { return e.keyGenerate() },
+	"migrate-data": (*env).migrateData,
+	"healthcheck":  (*env).healthcheck,
+	"version":      (*env).version,
+	"-version":     (*env).version,
+	"--version":    (*env).version,
+	"help":         (*env).help,
+	"-h":           (*env).help,
+	"-help":        (*env).help,
+	"--help":       (*env).help,
+}
+
 // Main runs the hush command and returns its exit status.
 func Main(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
@@ -53,32 +72,12 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdin 
 		verb += " " + rest[0]
 		rest = rest[1:]
 	}
-	var err error
-	switch verb {
-	case "serve":
-		err = e.serve(ctx, rest)
-	case "migrate":
-		err = e.migrate(ctx, rest)
-	case "user create":
-		err = e.userCreate(ctx, rest)
-	case "token create":
-		err = e.tokenCreate(ctx, rest)
-	case "key rotate":
-		err = e.keyRotate(ctx, rest)
-	case "key generate":
-		err = e.keyGenerate()
-	case "migrate-data":
-		err = e.migrateData(ctx, rest)
-	case "healthcheck":
-		err = e.healthcheck(ctx, rest)
-	case "version", "-version", "--version":
-		fmt.Fprintf(stdout, "hush %s\n", Version)
-	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
-	default:
+	run, ok := verbs[verb]
+	if !ok {
 		fmt.Fprintf(stderr, "hush: unknown command %q\n\n%s", verb, usage)
 		return 2
 	}
+	err := run(e, ctx, rest)
 	if errors.Is(err, errUsage) {
 		return 2
 	}
@@ -87,6 +86,16 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdin 
 		return 1
 	}
 	return 0
+}
+
+func (e *env) version(context.Context, []string) error {
+	fmt.Fprintf(e.stdout, "hush %s\n", Version)
+	return nil
+}
+
+func (e *env) help(context.Context, []string) error {
+	fmt.Fprint(e.stdout, usage)
+	return nil
 }
 
 // errUsage reports a usage error whose message was already printed.

@@ -40,41 +40,43 @@ func loadS3(s *source, c *Config) error {
 		}
 		return nil
 	}
-	var errs []error
-	cfg := &S3{Region: defaultS3Region, UseSSL: true}
-	if strings.Contains(endpoint, "://") || strings.Contains(endpoint, "/") {
-		errs = append(errs, fmt.Errorf("%s: %q must be host or host:port, without scheme or path (TLS is HUSH_S3_USE_SSL)", endpointName, endpoint))
-	} else if _, port, err := net.SplitHostPort(endpoint); err == nil && port == "" {
-		errs = append(errs, fmt.Errorf("%s: %q has an empty port", endpointName, endpoint))
-	}
-	cfg.Endpoint = endpoint
+	cfg := &S3{Endpoint: endpoint, Region: defaultS3Region, UseSSL: true}
+	errs := []error{checkEndpoint(endpointName, endpoint)}
 	if v, _, ok := s.env("HUSH_S3_BUCKET"); ok {
 		cfg.Bucket = v
 	} else {
 		errs = append(errs, errors.New("HUSH_S3_BUCKET is required when HUSH_S3_ENDPOINT is set"))
 	}
 	var err error
-	if cfg.AccessKey, err = secretSetting(s, "HUSH_S3_ACCESS_KEY", true); err != nil {
-		errs = append(errs, err)
-	}
-	if cfg.SecretKey, err = secretSetting(s, "HUSH_S3_SECRET_KEY", true); err != nil {
-		errs = append(errs, err)
-	}
+	cfg.AccessKey, err = secretSetting(s, "HUSH_S3_ACCESS_KEY", true)
+	errs = append(errs, err)
+	cfg.SecretKey, err = secretSetting(s, "HUSH_S3_SECRET_KEY", true)
+	errs = append(errs, err)
 	if v, _, ok := s.env("HUSH_S3_REGION"); ok {
 		cfg.Region = v
 	}
 	if v, name, ok := s.env("HUSH_S3_USE_SSL"); ok {
-		if cfg.UseSSL, err = parseBool(name, v); err != nil {
-			errs = append(errs, err)
-		}
+		cfg.UseSSL, err = parseBool(name, v)
+		errs = append(errs, err)
 	}
 	if v, _, ok := s.env("HUSH_S3_PREFIX"); ok {
 		cfg.Prefix = v
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	c.S3 = cfg
+	return nil
+}
+
+// checkEndpoint refuses an endpoint that is not host or host:port.
+func checkEndpoint(name, endpoint string) error {
+	if strings.Contains(endpoint, "://") || strings.Contains(endpoint, "/") {
+		return fmt.Errorf("%s: %q must be host or host:port, without scheme or path (TLS is HUSH_S3_USE_SSL)", name, endpoint)
+	}
+	if _, port, err := net.SplitHostPort(endpoint); err == nil && port == "" {
+		return fmt.Errorf("%s: %q has an empty port", name, endpoint)
+	}
 	return nil
 }
 

@@ -57,6 +57,14 @@ func flagName(f flagValue, env string) string {
 // loadMasterKeys reads the current and previous master keys. Key values are
 // never included in error messages.
 func loadMasterKeys(s *source, c *Config) error {
+	if err := loadMasterKey(s, c); err != nil {
+		return err
+	}
+	return loadPreviousKeys(s, c)
+}
+
+// loadMasterKey reads HUSH_MASTER_KEY or the file HUSH_MASTER_KEY_FILE names.
+func loadMasterKey(s *source, c *Config) error {
 	key, keyName, hasKey := s.env("HUSH_MASTER_KEY")
 	file, fileName, hasFile := s.get("HUSH_MASTER_KEY_FILE")
 	if hasKey && hasFile {
@@ -78,27 +86,28 @@ func loadMasterKeys(s *source, c *Config) error {
 		return fmt.Errorf("%s: must be exactly 64 hexadecimal characters", keyName)
 	}
 	c.MasterKey = key
+	return nil
+}
 
+// loadPreviousKeys reads HUSH_MASTER_KEY_PREVIOUS or the file
+// HUSH_MASTER_KEY_PREVIOUS_FILE names: keys separated by commas or lines.
+func loadPreviousKeys(s *source, c *Config) error {
 	prev, prevName, hasPrev := s.env("HUSH_MASTER_KEY_PREVIOUS")
 	pfile, pfileName, hasPFile := s.env("HUSH_MASTER_KEY_PREVIOUS_FILE")
-	if hasPrev && hasPFile {
+	switch {
+	case hasPrev && hasPFile:
 		return fmt.Errorf("HUSH_MASTER_KEY_PREVIOUS and HUSH_MASTER_KEY_PREVIOUS_FILE are both set; use only one")
-	}
-	if hasPFile {
+	case hasPFile:
 		b, err := os.ReadFile(pfile)
 		if err != nil {
 			return fmt.Errorf("%s: reading previous master keys: %w", pfileName, err)
 		}
 		prev, prevName = string(b), "HUSH_MASTER_KEY_PREVIOUS (from "+pfileName+")"
-	}
-	if !hasPrev && !hasPFile {
+	case !hasPrev:
 		return nil
 	}
-	keys := strings.FieldsFunc(prev, func(r rune) bool {
-		return r == ',' || r == '\n' || r == '\r'
-	})
 	var out []string
-	for i, k := range keys {
+	for i, k := range strings.FieldsFunc(prev, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' }) {
 		k = strings.TrimSpace(k)
 		if k == "" {
 			continue

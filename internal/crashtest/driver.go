@@ -225,12 +225,15 @@ func (r *runner) create(ctx context.Context, rng *mrand.Rand) error {
 
 // retrieveResp is the part of a retrieve response the checks read.
 type retrieveResp struct {
-	Payload *string `json:"payload"`
-	Expired bool    `json:"expired"`
-	Files   []struct {
-		Filename string `json:"filename"`
-		URL      string `json:"url"`
-	} `json:"files"`
+	Payload *string    `json:"payload"`
+	Expired bool       `json:"expired"`
+	Files   []fileResp `json:"files"`
+}
+
+// fileResp is one file of a retrieve.
+type fileResp struct {
+	Filename string `json:"filename"`
+	URL      string `json:"url"`
 }
 
 // get retrieves a push, anonymously (a view) or as its owner (not a view).

@@ -72,11 +72,17 @@ func (r *runner) verifyPush(ctx context.Context, p *tracked, final bool) {
 	if final && served >= int64(p.limit) {
 		r.violate("push %s: served %d times but not expired (limit %d)", p.token[:6], served, p.limit)
 	}
-	if len(got.Files) != len(p.files) {
-		r.violate("push %s: %d files, uploaded %d", p.token[:6], len(got.Files), len(p.files))
+	r.verifyFiles(ctx, p, got.Files)
+}
+
+// verifyFiles checks that an unexpired push has exactly the files uploaded
+// with it, each downloading to what was uploaded.
+func (r *runner) verifyFiles(ctx context.Context, p *tracked, files []fileResp) {
+	if len(files) != len(p.files) {
+		r.violate("push %s: %d files, uploaded %d", p.token[:6], len(files), len(p.files))
 		return
 	}
-	for _, f := range got.Files {
+	for _, f := range files {
 		want, ok := p.files[f.Filename]
 		if !ok {
 			r.violate("push %s: unexpected file %q", p.token[:6], f.Filename)

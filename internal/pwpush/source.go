@@ -140,6 +140,29 @@ func (s *Source) SchemaVersion() string { return s.version }
 // check refuses a database without Password Pusher's unified schema and
 // reads what varies between its versions.
 func (s *Source) check(ctx context.Context) error {
+	if err := s.checkTables(ctx); err != nil {
+		return err
+	}
+	var err error
+	if s.userCols, err = s.columns(ctx, "users"); err != nil {
+		return err
+	}
+	if err := hasColumns("users", s.userCols, []string{"id", "email", "encrypted_password", "authentication_token"}); err != nil {
+		return err
+	}
+	pushCols, err := s.columns(ctx, "pushes")
+	if err != nil {
+		return err
+	}
+	if err := hasColumns("pushes", pushCols, pushColumns); err != nil {
+		return err
+	}
+	return s.readVersion(ctx)
+}
+
+// checkTables refuses a database without the tables of the unified schema,
+// telling apart one from before it (or still moving its data into it).
+func (s *Source) checkTables(ctx context.Context) error {
 	var missing []string
 	for _, t := range requiredTables {
 		ok, err := s.tableExists(ctx, t)
@@ -154,46 +177,41 @@ func (s *Source) check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(missing) > 0 {
-		if legacy >= 0 {
-			return errors.New("not supported: this Password Pusher database has the schema of a version before 1.56 " +
-				"(passwords, file_pushes and urls tables); upgrade Password Pusher to 1.56 or later and let it migrate its data first")
-		}
+	switch {
+	case len(missing) > 0 && legacy >= 0:
+		return errors.New("not supported: this Password Pusher database has the schema of a version before 1.56 " +
+			"(passwords, file_pushes and urls tables); upgrade Password Pusher to 1.56 or later and let it migrate its data first")
+	case len(missing) > 0:
 		return fmt.Errorf("not a Password Pusher database: missing tables %s", strings.Join(missing, ", "))
+	case legacy <= 0:
+		return nil
 	}
-	if legacy > 0 {
-		done, err := s.legacyMigrated(ctx)
-		if err != nil {
-			return err
-		}
-		if !done {
-			return fmt.Errorf("not supported: %d pushes are still in Password Pusher's legacy tables "+
-				"(its data migration to the pushes table has not completed); start Password Pusher and let it finish first", legacy)
-		}
-	}
-	if s.userCols, err = s.columns(ctx, "users"); err != nil {
+	done, err := s.legacyMigrated(ctx)
+	if err != nil || done {
 		return err
 	}
-	for _, c := range []string{"id", "email", "encrypted_password", "authentication_token"} {
-		if !s.userCols[c] {
-			return fmt.Errorf("not a Password Pusher database: users has no column %s", c)
+	return fmt.Errorf("not supported: %d pushes are still in Password Pusher's legacy tables "+
+		"(its data migration to the pushes table has not completed); start Password Pusher and let it finish first", legacy)
+}
+
+// hasColumns refuses a table without one of the columns Hush reads.
+func hasColumns(table string, have map[string]bool, want []string) error {
+	for _, c := range want {
+		if !have[c] {
+			return fmt.Errorf("not a Password Pusher database: %s has no column %s", table, c)
 		}
 	}
-	pushCols, err := s.columns(ctx, "pushes")
-	if err != nil {
+	return nil
+}
+
+// readVersion reads the newest migration applied, if the table is there.
+func (s *Source) readVersion(ctx context.Context) error {
+	ok, err := s.tableExists(ctx, "schema_migrations")
+	if err != nil || !ok {
 		return err
 	}
-	for _, c := range pushColumns {
-		if !pushCols[c] {
-			return fmt.Errorf("not a Password Pusher database: pushes has no column %s", c)
-		}
-	}
-	if ok, err := s.tableExists(ctx, "schema_migrations"); err != nil {
-		return err
-	} else if ok {
-		if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), '') FROM schema_migrations`).Scan(&s.version); err != nil {
-			return fmt.Errorf("read schema version: %w", err)
-		}
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), '') FROM schema_migrations`).Scan(&s.version); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
 	}
 	return nil
 }

@@ -134,46 +134,56 @@ func parsePHC(encoded string) (phc, error) {
 	if parts[2] != "v="+strconv.Itoa(argon2.Version) {
 		return p, fmt.Errorf("%w: unsupported version", errMalformedHash)
 	}
-	params := strings.Split(parts[3], ",")
+	var err error
+	if p.memKiB, p.time, p.threads, err = parsePHCParams(parts[3]); err != nil {
+		return p, err
+	}
+	if p.salt, err = phcBytes("salt", parts[4], maxSaltSize); err != nil {
+		return p, err
+	}
+	if p.hash, err = phcBytes("hash", parts[5], maxHashSize); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// parsePHCParams reads "m=…,t=…,p=…" and checks each is in range.
+func parsePHCParams(s string) (memKiB, time uint32, threads uint8, err error) {
+	params := strings.Split(s, ",")
 	if len(params) != 3 {
-		return p, fmt.Errorf("%w: bad parameters", errMalformedHash)
+		return 0, 0, 0, fmt.Errorf("%w: bad parameters", errMalformedHash)
 	}
 	vals := make([]uint64, 3)
 	for i, prefix := range []string{"m=", "t=", "p="} {
 		s, ok := strings.CutPrefix(params[i], prefix)
 		if !ok {
-			return p, fmt.Errorf("%w: bad parameters", errMalformedHash)
+			return 0, 0, 0, fmt.Errorf("%w: bad parameters", errMalformedHash)
 		}
-		v, err := strconv.ParseUint(s, 10, 32)
-		if err != nil {
-			return p, fmt.Errorf("%w: parameter %s: %w", errMalformedHash, prefix, err)
+		if vals[i], err = strconv.ParseUint(s, 10, 32); err != nil {
+			return 0, 0, 0, fmt.Errorf("%w: parameter %s: %w", errMalformedHash, prefix, err)
 		}
-		vals[i] = v
 	}
 	switch m, t, th := vals[0], vals[1], vals[2]; {
 	case m < 1 || m > maxMemKiB:
-		return p, fmt.Errorf("%w: memory out of range", errMalformedHash)
+		return 0, 0, 0, fmt.Errorf("%w: memory out of range", errMalformedHash)
 	case t < 1 || t > maxTime:
-		return p, fmt.Errorf("%w: time out of range", errMalformedHash)
+		return 0, 0, 0, fmt.Errorf("%w: time out of range", errMalformedHash)
 	case th < 1 || th > 255:
-		return p, fmt.Errorf("%w: threads out of range", errMalformedHash)
-	default:
-		p.memKiB, p.time, p.threads = uint32(m), uint32(t), uint8(th)
+		return 0, 0, 0, fmt.Errorf("%w: threads out of range", errMalformedHash)
 	}
-	var err error
-	if p.salt, err = base64.RawStdEncoding.Strict().DecodeString(parts[4]); err != nil {
-		return p, fmt.Errorf("%w: salt: %w", errMalformedHash, err)
+	return uint32(vals[0]), uint32(vals[1]), uint8(vals[2]), nil
+}
+
+// phcBytes decodes one base64 field of a PHC string, 1 to max bytes long.
+func phcBytes(name, s string, max int) ([]byte, error) {
+	b, err := base64.RawStdEncoding.Strict().DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", errMalformedHash, name, err)
 	}
-	if p.hash, err = base64.RawStdEncoding.Strict().DecodeString(parts[5]); err != nil {
-		return p, fmt.Errorf("%w: hash: %w", errMalformedHash, err)
+	if len(b) == 0 || len(b) > max {
+		return nil, fmt.Errorf("%w: %s length out of range", errMalformedHash, name)
 	}
-	if len(p.salt) == 0 || len(p.salt) > maxSaltSize {
-		return p, fmt.Errorf("%w: salt length out of range", errMalformedHash)
-	}
-	if len(p.hash) == 0 || len(p.hash) > maxHashSize {
-		return p, fmt.Errorf("%w: hash length out of range", errMalformedHash)
-	}
-	return p, nil
+	return b, nil
 }
 
 // VerifyPassword checks password against a PHC string produced by

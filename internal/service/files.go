@@ -2,8 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -126,23 +124,18 @@ func (s *Service) openFiles(ctx context.Context, p *push.Push, passKey []byte) (
 }
 
 // linkFiles issues download tokens valid for push.FileLinkTTL. A token
-// carries the file key sealed under the master key, so a link works for
-// its five minutes even after the push expired and its keys were wiped.
+// carries the file key sealed under the master key (secure.FileLink), so a
+// link works for its five minutes even after the push expired and its keys
+// were wiped.
 func (s *Service) linkFiles(p *push.Push, opened []openedFile) ([]FileLink, error) {
 	links := make([]FileLink, 0, len(opened))
-	exp := s.Now().Add(push.FileLinkTTL).UnixMilli()
+	exp := s.Now().Add(push.FileLinkTTL)
 	for _, o := range opened {
-		raw := make([]byte, 24, 24+len(o.key))
-		binary.BigEndian.PutUint64(raw[0:], uint64(o.file.ID))
-		binary.BigEndian.PutUint64(raw[8:], uint64(p.ID))
-		binary.BigEndian.PutUint64(raw[16:], uint64(exp))
-		raw = append(raw, o.key...)
-		sealed, err := s.keys.Seal(purposeFileLink, raw, []byte(purposeFileLink))
+		tok, err := secure.FileLink{FileID: o.file.ID, PushID: p.ID, Expires: exp, Key: o.key}.Seal(s.keys)
 		if err != nil {
 			return nil, err
 		}
-		links = append(links, FileLink{Name: o.meta.Name, ContentType: o.meta.ContentType, Size: o.file.Size,
-			Token: base64.RawURLEncoding.EncodeToString(sealed)})
+		links = append(links, FileLink{Name: o.meta.Name, ContentType: o.meta.ContentType, Size: o.file.Size, Token: tok})
 	}
 	return links, nil
 }
@@ -159,35 +152,14 @@ type Download struct {
 // expired, tampered or purged link is push.ErrNotFound, whatever the reason,
 // so a link reveals nothing. A download is audited but is not a view.
 func (s *Service) OpenDownload(ctx context.Context, token string, m push.Meta) (*Download, error) {
-	sealed, err := base64.RawURLEncoding.DecodeString(token)
-	if err != nil || len(token) > 512 {
-		return nil, push.ErrNotFound
-	}
-	raw, err := s.keys.Open(purposeFileLink, sealed, []byte(purposeFileLink))
-	if err != nil || len(raw) != 24+32 {
-		return nil, push.ErrNotFound
-	}
-	fileID := int64(binary.BigEndian.Uint64(raw[0:]))
-	pushID := int64(binary.BigEndian.Uint64(raw[8:]))
+	link, err := secure.OpenFileLink(s.keys, token)
 	now := s.Now()
-	if now.UnixMilli() >= int64(binary.BigEndian.Uint64(raw[16:])) {
+	if err != nil || !now.Before(link.Expires) {
 		return nil, push.ErrNotFound
 	}
-	key := raw[24:]
-	f, err := s.store.FileByID(ctx, fileID)
+	f, meta, err := s.linkedFile(ctx, link, now)
 	if err != nil {
 		return nil, err
-	}
-	if f.PushID != pushID || (!f.PurgeAt.IsZero() && !now.Before(f.PurgeAt)) {
-		return nil, push.ErrNotFound
-	}
-	metaRaw, err := secure.OpenWithKey(key, f.MetaSealed, metaAD(f.BlobID))
-	if err != nil {
-		return nil, push.ErrNotFound
-	}
-	var meta fileMeta
-	if err := json.Unmarshal(metaRaw, &meta); err != nil {
-		return nil, fmt.Errorf("file %d meta: %w", f.ID, err)
 	}
 	rc, err := s.files.Open(ctx, f.BlobID)
 	if errors.Is(err, blob.ErrNotFound) {
@@ -196,13 +168,13 @@ func (s *Service) OpenDownload(ctx context.Context, token string, m push.Meta) (
 	if err != nil {
 		return nil, err
 	}
-	sr, err := secure.OpenStream(rc, key, contentAD(f.BlobID))
+	sr, err := secure.OpenStream(rc, link.Key, contentAD(f.BlobID))
 	if err != nil {
 		rc.Close()
 		return nil, fmt.Errorf("file %d: %w", f.ID, err)
 	}
 	// Downloads are logged once per client, file and minute (logNoise).
-	if err := s.logNoise(ctx, pushID, fmt.Sprintf("file/%d", f.ID), s.event(push.EventFileDownload, nil, m, now)); err != nil {
+	if err := s.logNoise(ctx, link.PushID, fmt.Sprintf("file/%d", f.ID), s.event(push.EventFileDownload, nil, m, now)); err != nil {
 		rc.Close()
 		return nil, err
 	}
@@ -211,6 +183,28 @@ func (s *Service) OpenDownload(ctx context.Context, token string, m push.Meta) (
 			io.Reader
 			io.Closer
 		}{sr, rc}}, nil
+}
+
+// linkedFile loads the file a link names and opens its name and type with
+// the link's key: push.ErrNotFound when the file is gone, was purged, or
+// belongs to another push than the link says.
+func (s *Service) linkedFile(ctx context.Context, link secure.FileLink, now time.Time) (*push.File, fileMeta, error) {
+	var meta fileMeta
+	f, err := s.store.FileByID(ctx, link.FileID)
+	if err != nil {
+		return nil, meta, err
+	}
+	if f.PushID != link.PushID || (!f.PurgeAt.IsZero() && !now.Before(f.PurgeAt)) {
+		return nil, meta, push.ErrNotFound
+	}
+	raw, err := secure.OpenWithKey(link.Key, f.MetaSealed, metaAD(f.BlobID))
+	if err != nil {
+		return nil, meta, push.ErrNotFound
+	}
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		return nil, meta, fmt.Errorf("file %d meta: %w", f.ID, err)
+	}
+	return f, meta, nil
 }
 
 // orphanAge is how old an unreferenced blob must be before the sweeper

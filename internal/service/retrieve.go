@@ -35,53 +35,82 @@ func (s *Service) Retrieve(ctx context.Context, token, passphrase string, u *pus
 	return s.RetrieveWith(ctx, RetrieveRequest{Token: token, Passphrase: passphrase, User: u, Meta: m})
 }
 
-// RetrieveWith performs one retrieval: expire the push if a limit was
-// reached, open it (the passphrase gate and its guessing limits), then claim
-// the view atomically before the payload is released, so a push is never
+// RetrieveWith performs one retrieval with one reading of the clock: the
+// gate (expire the push if a limit was reached, open it behind its
+// passphrase and guessing limits, and the caller's check), then the claim
+// of the view, atomic, before the payload is released — so a push is never
 // served more often than allowed. The owner's own retrievals do not count.
 func (s *Service) RetrieveWith(ctx context.Context, req RetrieveRequest) (*Retrieval, error) {
-	p, err := s.Lookup(ctx, req.Token)
+	now := s.Now()
+	p, err := s.current(ctx, req.Token, now)
 	if err != nil {
 		return nil, err
-	}
-	now := s.Now()
-	if !p.Expired && p.LimitsReached(now) {
-		if p, err = s.expireDue(ctx, p, now); err != nil {
-			return nil, err
-		}
 	}
 	if p.Expired {
 		return s.expiredView(ctx, p, req, now)
 	}
+	o, err := s.gate(ctx, p, req, now)
+	if err != nil {
+		return nil, err
+	}
+	return s.claimAndServe(ctx, p, req, o, now)
+}
+
+// opened is what the gate opened of an active push.
+type opened struct {
+	payload string
+	files   []openedFile
+}
+
+// current loads the push a token names, expired first if a limit was
+// reached by now.
+func (s *Service) current(ctx context.Context, token string, now time.Time) (*push.Push, error) {
+	p, err := s.Lookup(ctx, token)
+	if err != nil || p.Expired || !p.LimitsReached(now) {
+		return p, err
+	}
+	return s.expireDue(ctx, p, now)
+}
+
+// gate opens an active push for the request: its payload (behind the
+// passphrase and its limits), its files' keys — before the view is claimed,
+// because the last view wipes them — and the caller's check.
+func (s *Service) gate(ctx context.Context, p *push.Push, req RetrieveRequest, now time.Time) (opened, error) {
 	plain, passKey, err := s.unlock(ctx, p, req, now)
 	if err != nil {
-		return nil, err
+		return opened{}, err
 	}
-	// File keys are opened before the view is claimed: the last view wipes them.
-	opened, err := s.openFiles(ctx, p, passKey)
+	o := opened{payload: string(plain)}
+	if o.files, err = s.openFiles(ctx, p, passKey); err != nil {
+		return opened{}, err
+	}
+	if req.Check != nil {
+		if err := req.Check(p.Kind, o.payload); err != nil {
+			return opened{}, err
+		}
+	}
+	return o, nil
+}
+
+// claimAndServe claims the view and hands out what the gate opened, or,
+// when the push was used up meanwhile, records a retrieval of an expired
+// push.
+func (s *Service) claimAndServe(ctx context.Context, p *push.Push, req RetrieveRequest, o opened, now time.Time) (*Retrieval, error) {
+	ok, err := s.claim(ctx, p, req, now)
 	if err != nil {
 		return nil, err
 	}
-	payload := string(plain)
-	if req.Check != nil {
-		if err := req.Check(p.Kind, payload); err != nil {
-			return nil, err
-		}
-	}
-	if ok, err := s.claim(ctx, p, req, now); err != nil || !ok {
-		if err != nil {
-			return nil, err
-		}
+	if !ok {
 		if p, err = s.expireDue(ctx, p, now); err != nil {
 			return nil, err
 		}
 		return s.expiredView(ctx, p, req, now)
 	}
-	links, err := s.linkFiles(p, opened)
+	links, err := s.linkFiles(p, o.files)
 	if err != nil {
 		return nil, err
 	}
-	r := &Retrieval{Push: p, Payload: &payload, Files: links}
+	r := &Retrieval{Push: p, Payload: &o.payload, Files: links}
 	if p.HasPassphrase {
 		r.Passphrase = &req.Passphrase
 	}
@@ -140,22 +169,29 @@ func (s *Service) claim(ctx context.Context, p *push.Push, req RetrieveRequest, 
 	if p.OwnedBy(UserID(req.User)) {
 		return true, s.store.LogEvent(ctx, p.ID, s.event(push.EventOwnerView, req.User, req.Meta, now))
 	}
-	claimed, views, err := s.store.ClaimView(ctx, p.ID, s.event(push.EventView, req.User, req.Meta, now))
-	if err != nil || !claimed {
+	c, err := s.store.ClaimView(ctx, p.ID, s.event(push.EventView, req.User, req.Meta, now))
+	if err != nil || !c.Claimed {
 		return false, err
 	}
-	p.ViewCount = views
+	p.ViewCount = c.ViewCount
 	p.UpdatedAt = now
 	s.observe(EventViewed)
 	return true, nil
 }
 
-// expireDue expires a push past its limits and returns its new state.
+// expireDue expires a push past its limits and returns its new state: the
+// row the expiry returned, or, when another request expired it first, the
+// row as that one left it.
 func (s *Service) expireDue(ctx context.Context, p *push.Push, now time.Time) (*push.Push, error) {
-	if _, err := s.store.ExpireIfDue(ctx, p.ID, now); err != nil {
+	q, err := s.store.ExpireIfDue(ctx, p.ID, now)
+	if err != nil {
 		return nil, err
 	}
-	return s.reload(ctx, p)
+	if q == nil {
+		return s.reload(ctx, p)
+	}
+	q.URLToken = p.URLToken
+	return q, nil
 }
 
 // expiredView records a retrieval of an expired push: it is logged and lowers

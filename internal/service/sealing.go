@@ -12,11 +12,10 @@ import (
 
 // Purposes of the sub-keys derived from the master key.
 const (
-	purposePayload  = "push-payload"
-	purposeNote     = "push-note"
-	purposeFileKey  = "push-file-key"
-	purposeFileLink = "file-link"
-	purposeToken    = "push-token" // an owned push's url_token, for its owner's lists
+	purposePayload = "push-payload"
+	purposeNote    = "push-note"
+	purposeFileKey = "push-file-key"
+	purposeToken   = "push-token" // an owned push's url_token, for its owner's lists
 )
 
 // A push's secret values (payload, note, file keys) are sealed in layers,

@@ -17,9 +17,9 @@ import (
 // durable than before.
 //
 // A body that fails does not fail the others: the batch is rolled back and
-// every body runs again in a transaction of its own. Bodies run through
-// inBatch must therefore assign their outputs on every path (never
-// accumulate them), as they may run twice.
+// every body runs again in a transaction of its own. So a body may run more
+// than once; write, the only caller of inBatch, hands back the result of
+// the run that committed.
 type batcher struct {
 	s    *Store
 	jobs chan *job // unbuffered: a job is either taken by the writer or refused

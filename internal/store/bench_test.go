@@ -48,7 +48,7 @@ func BenchmarkClaimView(b *testing.B) {
 			}
 		}
 		i++
-		ok, _, err := s.ClaimView(b.Context(), p.ID, ev(push.EventView, t0))
+		ok, _, err := claimView(b.Context(), s, p.ID, ev(push.EventView, t0))
 		if err != nil || !ok {
 			b.Fatal(ok, err)
 		}
@@ -120,7 +120,7 @@ func BenchmarkClaimViewConcurrent(b *testing.B) {
 					return
 				}
 			}
-			if ok, _, err := s.ClaimView(b.Context(), p.ID, ev(push.EventView, t0)); err != nil || !ok {
+			if ok, _, err := claimView(b.Context(), s, p.ID, ev(push.EventView, t0)); err != nil || !ok {
 				b.Error(ok, err)
 				return
 			}

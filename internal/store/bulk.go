@@ -15,12 +15,21 @@ func (s *Store) CreatePushes(ctx context.Context, ps []*push.Push, evs []push.Ev
 	if len(ps) != len(evs) {
 		return fmt.Errorf("create pushes: %d pushes but %d events", len(ps), len(evs))
 	}
-	return s.inTx(ctx, func(tx *Tx) error {
+	ids, err := maintain(ctx, s, func(tx *Tx) ([]inserted, error) {
+		ids := make([]inserted, len(ps))
 		for i, p := range ps {
-			if err := insertPush(ctx, tx, p, evs[i], nil); err != nil {
-				return err
+			var err error
+			if ids[i], err = insertPush(ctx, tx, p, evs[i], nil); err != nil {
+				return nil, err
 			}
 		}
-		return nil
+		return ids, nil
 	})
+	if err != nil {
+		return err
+	}
+	for i, p := range ps {
+		ids[i].apply(p, nil)
+	}
+	return nil
 }

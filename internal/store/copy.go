@@ -37,20 +37,20 @@ func (s *Store) CopyAll(ctx context.Context, dst *Store) (map[string]int, error)
 			return nil, fmt.Errorf("the target database already holds %s; copy into an empty one", t)
 		}
 	}
-	counts := map[string]int{}
-	err := dst.inTx(ctx, func(tx *Tx) error {
+	return maintain(ctx, dst, func(tx *Tx) (map[string]int, error) {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM meta`); err != nil {
-			return fmt.Errorf("clear target meta: %w", err)
+			return nil, fmt.Errorf("clear target meta: %w", err)
 		}
+		counts := map[string]int{}
 		for _, t := range copyTables {
 			n, err := s.copyTable(ctx, tx, t.name, t.columns)
 			if err != nil {
-				return fmt.Errorf("copy %s: %w", t.name, err)
+				return nil, fmt.Errorf("copy %s: %w", t.name, err)
 			}
 			counts[t.name] = n
 		}
 		if dst.dialect == s.dialect || dst.Engine() != "postgres" {
-			return nil
+			return counts, nil
 		}
 		// Identity columns continue after the copied ids.
 		for _, t := range copyTables {
@@ -59,12 +59,11 @@ func (s *Store) CopyAll(ctx context.Context, dst *Store) (map[string]int, error)
 			}
 			q := `SELECT setval(pg_get_serial_sequence('` + t.name + `', 'id'), COALESCE((SELECT MAX(id) FROM ` + t.name + `), 0) + 1, false)`
 			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("advance %s ids: %w", t.name, err)
+				return nil, fmt.Errorf("advance %s ids: %w", t.name, err)
 			}
 		}
-		return nil
+		return counts, nil
 	})
-	return counts, err
 }
 
 func (s *Store) copyTable(ctx context.Context, tx *Tx, table string, columns []string) (int, error) {

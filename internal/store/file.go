@@ -25,17 +25,19 @@ func wipeFiles(ctx context.Context, ex execer, pushID int64, purgeAt time.Time) 
 	return nil
 }
 
-func insertFiles(ctx context.Context, tx *Tx, p *push.Push, files []*push.File) error {
+// insertFiles stores the files of push pushID in their order and returns
+// their ids.
+func insertFiles(ctx context.Context, tx *Tx, pushID int64, created time.Time, files []*push.File) ([]int64, error) {
+	ids := make([]int64, len(files))
 	for i, f := range files {
-		f.PushID, f.Position, f.CreatedAt = p.ID, i, p.CreatedAt
 		err := tx.QueryRowContext(ctx, `INSERT INTO push_files (push_id, position, blob_id, meta, file_key, size, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-			f.PushID, f.Position, f.BlobID, f.MetaSealed, f.KeySealed, f.Size, ms(f.CreatedAt)).Scan(&f.ID)
+			pushID, i, f.BlobID, f.MetaSealed, f.KeySealed, f.Size, ms(created)).Scan(&ids[i])
 		if err != nil {
-			return fmt.Errorf("insert file: %w", err)
+			return nil, fmt.Errorf("insert file: %w", err)
 		}
 	}
-	return nil
+	return ids, nil
 }
 
 const fileColumns = `id, push_id, position, blob_id, meta, file_key, size, purge_at, created_at`
@@ -107,10 +109,13 @@ func (s *Store) DueFiles(ctx context.Context, now time.Time, limit int) ([]*push
 
 // DeleteFile removes a file's row (after its blob was deleted).
 func (s *Store) DeleteFile(ctx context.Context, id int64) error {
-	if _, err := s.w.ExecContext(ctx, `DELETE FROM push_files WHERE id = $1`, id); err != nil {
-		return fmt.Errorf("delete file: %w", err)
-	}
-	return nil
+	_, err := maintain(ctx, s, func(tx *Tx) (none, error) {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM push_files WHERE id = $1`, id); err != nil {
+			return none{}, fmt.Errorf("delete file: %w", err)
+		}
+		return none{}, nil
+	})
+	return err
 }
 
 // BlobReferenced reports whether a file row names the blob.

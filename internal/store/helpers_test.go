@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -146,3 +147,15 @@ func tokens(list []*push.Push) []string {
 }
 
 func tok(i int) string { return fmt.Sprintf("tok%04d", i) }
+
+// claimView is ClaimView with its outcome as two values.
+func claimView(ctx context.Context, s *Store, id int64, e push.Event) (bool, int, error) {
+	c, err := s.ClaimView(ctx, id, e)
+	return c.Claimed, c.ViewCount, err
+}
+
+// expireIfDue is ExpireIfDue reporting whether the call expired the push.
+func expireIfDue(ctx context.Context, s *Store, id int64, now time.Time) (bool, error) {
+	p, err := s.ExpireIfDue(ctx, id, now)
+	return p != nil, err
+}

@@ -87,29 +87,25 @@ type Converted struct {
 // it was read (expired, deleted or converted by another instance): then it
 // leaves it for the next pass and reports false.
 func (s *Store) ConvertLegacy(ctx context.Context, p *LegacyPush, c *Converted) (bool, error) {
-	var done bool
-	err := s.inTx(ctx, func(tx *Tx) error {
-		done = false
-		res, err := tx.ExecContext(ctx, `UPDATE pushes SET token_key = $1, token_sealed = $2, payload = $3, note = $4,
+	return maintain(ctx, s, func(tx *Tx) (bool, error) {
+		n, err := rowsAffected(tx.ExecContext(ctx, `UPDATE pushes SET token_key = $1, token_sealed = $2, payload = $3, note = $4,
 				legacy_token = NULL
 			WHERE id = $5 AND legacy_token = $6 AND payload IS NOT DISTINCT FROM $7 AND note IS NOT DISTINCT FROM $8`,
-			c.TokenKey, c.TokenSealed, c.Payload, c.Note, p.ID, p.Token, p.Payload, p.Note)
-		if err != nil {
-			return fmt.Errorf("convert push %d: %w", p.ID, err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
+			c.TokenKey, c.TokenSealed, c.Payload, c.Note, p.ID, p.Token, p.Payload, p.Note))
+		if err != nil || n == 0 {
+			if err != nil {
+				err = fmt.Errorf("convert push %d: %w", p.ID, err)
+			}
+			return false, err
 		}
 		for i, f := range p.Files {
 			if _, err := tx.ExecContext(ctx, `UPDATE push_files SET file_key = $1 WHERE id = $2 AND file_key = $3`,
 				c.FileKeys[i], f.ID, f.Key); err != nil {
-				return fmt.Errorf("convert file %d: %w", f.ID, err)
+				return false, fmt.Errorf("convert file %d: %w", f.ID, err)
 			}
 		}
-		done = true
-		return nil
+		return true, nil
 	})
-	return done, err
 }
 
 // LegacyCount returns how many pushes still hold a clear token.

@@ -27,10 +27,9 @@ func (s *Store) SetMeta(ctx context.Context, name string, value []byte, onlyIfAb
 	if onlyIfAbsent {
 		q = `INSERT INTO meta (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`
 	}
-	res, err := s.w.ExecContext(ctx, q, name, value)
+	n, err := maintain(ctx, s, func(tx *Tx) (int64, error) { return rowsAffected(tx.ExecContext(ctx, q, name, value)) })
 	if err != nil {
 		return false, fmt.Errorf("write meta %s: %w", name, err)
 	}
-	n, _ := res.RowsAffected()
 	return n == 1, nil
 }

@@ -61,45 +61,62 @@ func (s *Store) CreatePush(ctx context.Context, p *push.Push, ev push.Event) err
 // CreatePushWithFiles is CreatePush with attachments: the files are stored
 // in the same transaction, each with a file_upload audit entry.
 func (s *Store) CreatePushWithFiles(ctx context.Context, p *push.Push, ev push.Event, files []*push.File) error {
-	return s.inBatch(ctx, func(tx *Tx) error { return insertPush(ctx, tx, p, ev, files) })
+	ids, err := write(ctx, s, func(tx *Tx) (inserted, error) { return insertPush(ctx, tx, p, ev, files) })
+	if err == nil {
+		ids.apply(p, files)
+	}
+	return err
 }
 
-// insertPush is CreatePushWithFiles inside the transaction tx.
-func insertPush(ctx context.Context, tx *Tx, p *push.Push, ev push.Event, files []*push.File) error {
+// inserted are the ids a push and its files got.
+type inserted struct {
+	push  int64
+	files []int64
+}
+
+// apply gives p and its files their ids and counts.
+func (ids inserted) apply(p *push.Push, files []*push.File) {
+	p.ID, p.FileCount, p.LogCount = ids.push, len(files), 1+len(files)
+	for i, f := range files {
+		f.ID, f.PushID, f.Position, f.CreatedAt = ids.files[i], ids.push, i, p.CreatedAt
+	}
+}
+
+// insertPush is CreatePushWithFiles inside the transaction tx. Its file
+// uploads are logged as far as the audit cap allows.
+func insertPush(ctx context.Context, tx *Tx, p *push.Push, ev push.Event, files []*push.File) (inserted, error) {
 	var deletable sql.NullInt64
 	if p.DeletableByViewer != nil {
 		deletable = sql.NullInt64{Int64: int64(b2i(*p.DeletableByViewer)), Valid: true}
 	}
-	p.FileCount = len(files)
+	var ids inserted
 	err := tx.QueryRowContext(ctx, `INSERT INTO pushes (token_key, token_sealed, kind, user_id, name, note, payload,
 		passphrase_salt, expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
 		log_count, expires_at, created_at, updated_at, file_count)
 		VALUES ($1, $15, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $13, $13, $14) RETURNING id`,
 		p.TokenKey, string(p.Kind), nullInt(p.UserID), p.Name, p.NoteSealed, p.PayloadSealed,
 		p.PassphraseSalt, p.ExpireAfterDays, p.ExpireAfterViews, deletable, b2i(p.RetrievalStep),
-		ms(p.ExpiresAt()), ms(p.CreatedAt), p.FileCount, p.TokenSealed).Scan(&p.ID)
+		ms(p.ExpiresAt()), ms(p.CreatedAt), len(files), p.TokenSealed).Scan(&ids.push)
 	if isUniqueViolation(err) {
-		return push.Errorf(push.CodeConflict, "url_token has already been taken")
+		return ids, push.Errorf(push.CodeConflict, "url_token has already been taken")
 	}
 	if err != nil {
-		return fmt.Errorf("insert push: %w", err)
+		return ids, fmt.Errorf("insert push: %w", err)
 	}
-	p.LogCount = 1
-	if err := insertEvent(ctx, tx, p.ID, ev); err != nil {
-		return err
+	if err := insertEvent(ctx, tx, ids.push, ev); err != nil {
+		return ids, err
 	}
-	if err := insertFiles(ctx, tx, p, files); err != nil {
-		return err
+	if ids.files, err = insertFiles(ctx, tx, ids.push, p.CreatedAt, files); err != nil {
+		return ids, err
 	}
 	upload := ev
 	upload.Kind = push.EventFileUpload
 	for range files {
-		if err := logCapped(ctx, tx, p.ID, upload); err != nil {
-			return err
+		if err := logCapped(ctx, tx, ids.push, upload); err != nil {
+			return ids, err
 		}
-		p.LogCount++
 	}
-	return nil
+	return ids, nil
 }
 
 // PushByKey loads the push whose token key is key (secure.TokenKey);
@@ -121,36 +138,40 @@ func expireSet(p string) string {
 	return `expired = 1, expired_on = ` + p + `, payload = NULL, passphrase_salt = NULL, updated_at = ` + p
 }
 
-// ExpireIfDue expires the push when its day or view limit is reached. It
-// reports whether this call expired it.
-func (s *Store) ExpireIfDue(ctx context.Context, id int64, now time.Time) (bool, error) {
-	var changed bool
-	err := s.inBatch(ctx, func(tx *Tx) error {
-		changed = false
-		res, err := tx.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+`
-			WHERE id = $1 AND expired = 0 AND (expires_at <= $2 OR view_count >= expire_after_views)`, id, ms(now))
+// ExpireIfDue expires the push when its day or view limit is reached, and
+// returns it as expired; nil when this call did not expire it (it was not
+// due, or another expired it first).
+func (s *Store) ExpireIfDue(ctx context.Context, id int64, now time.Time) (*push.Push, error) {
+	return write(ctx, s, func(tx *Tx) (*push.Push, error) {
+		p, err := scanPush(tx.QueryRowContext(ctx, `UPDATE pushes SET `+expireSet("$2")+`
+			WHERE id = $1 AND expired = 0 AND (expires_at <= $2 OR view_count >= expire_after_views)
+			RETURNING `+pushColumns, id, ms(now)))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil
+		}
 		if err != nil {
-			return fmt.Errorf("expire push: %w", err)
+			return nil, fmt.Errorf("expire push: %w", err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
-		}
-		changed = true
-		return wipeFiles(ctx, tx, id, now.Add(push.FileLinkTTL))
+		return p, wipeFiles(ctx, tx, id, now.Add(push.FileLinkTTL))
 	})
-	return changed, err
+}
+
+// Claim is the outcome of ClaimView: whether the view was taken, and the
+// push's view count after it.
+type Claim struct {
+	Claimed   bool
+	ViewCount int
 }
 
 // ClaimView takes one view of an active push atomically: no two callers can
 // both take the last view. On success the view is logged in the same
 // transaction, and when it was the last view the push is expired there too.
-// It returns false when the push was already used up, expired or out of days.
-// A view is always logged: the audit cap keeps room for every view left
-// (logCapped), so it never stands in the way of one.
-func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (claimed bool, viewCount int, err error) {
+// It is not claimed when the push was already used up, expired or out of
+// days. A view is always logged: the audit cap keeps room for every view
+// left (logCapped), so it never stands in the way of one.
+func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (Claim, error) {
 	now := ms(ev.CreatedAt)
-	err = s.inBatch(ctx, func(tx *Tx) error {
-		claimed, viewCount = false, 0
+	return write(ctx, s, func(tx *Tx) (Claim, error) {
 		var views, maxViews, files int
 		// The last view also expires the push in the same statement: every
 		// SET expression reads the row as it was before the update.
@@ -162,67 +183,67 @@ func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (claimed
 			WHERE id = $1 AND expired = 0 AND view_count < expire_after_views AND expires_at > $2
 			RETURNING view_count, expire_after_views, file_count`, id, now).Scan(&views, &maxViews, &files)
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil
+			return Claim{}, nil
 		}
 		if err != nil {
-			return fmt.Errorf("claim view: %w", err)
+			return Claim{}, fmt.Errorf("claim view: %w", err)
 		}
 		if err := insertEvent(ctx, tx, id, ev); err != nil {
-			return err
+			return Claim{}, err
 		}
 		if views >= maxViews && files > 0 {
 			if err := wipeFiles(ctx, tx, id, ev.CreatedAt.Add(push.FileLinkTTL)); err != nil {
-				return err
+				return Claim{}, err
 			}
 		}
-		claimed, viewCount = true, views
-		return nil
+		return Claim{Claimed: true, ViewCount: views}, nil
 	})
-	return claimed, viewCount, err
 }
 
+// none is the result of a write that returns nothing.
+type none struct{}
+
 // RecordFailedView counts a retrieval of an expired push (it lowers
-// views_remaining, as the reference) and logs it while the audit cap allows.
+// views_remaining, as Password Pusher does) and logs it while the audit cap
+// allows.
 func (s *Store) RecordFailedView(ctx context.Context, id int64, ev push.Event) error {
-	return s.inBatch(ctx, func(tx *Tx) error {
+	_, err := write(ctx, s, func(tx *Tx) (none, error) {
 		if _, err := tx.ExecContext(ctx, `UPDATE pushes SET view_count = view_count + 1 WHERE id = $1`, id); err != nil {
-			return fmt.Errorf("count failed view: %w", err)
+			return none{}, fmt.Errorf("count failed view: %w", err)
 		}
-		return logCapped(ctx, tx, id, ev)
+		return none{}, logCapped(ctx, tx, id, ev)
 	})
+	return err
 }
 
 // LogEvent records a non-counting event (owner_view, failed_passphrase) unless
 // the push's audit cap is reached.
 func (s *Store) LogEvent(ctx context.Context, id int64, ev push.Event) error {
-	return s.inBatch(ctx, func(tx *Tx) error { return logCapped(ctx, tx, id, ev) })
+	_, err := write(ctx, s, func(tx *Tx) (none, error) { return none{}, logCapped(ctx, tx, id, ev) })
+	return err
 }
 
 // ExpireByHand expires an active push on request (DELETE) and logs `expire`.
 // It reports whether the push changed; an already expired push is left as is.
 func (s *Store) ExpireByHand(ctx context.Context, id int64, ev push.Event) (bool, error) {
-	var changed bool
-	err := s.inBatch(ctx, func(tx *Tx) error {
-		changed = false
+	return write(ctx, s, func(tx *Tx) (bool, error) {
 		res, err := tx.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+`, deleted = 1
 			WHERE id = $1 AND expired = 0`, id, ms(ev.CreatedAt))
 		if err != nil {
-			return fmt.Errorf("expire push: %w", err)
+			return false, fmt.Errorf("expire push: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
+			return false, nil
 		}
-		changed = true
 		if err := wipeFiles(ctx, tx, id, ev.CreatedAt); err != nil {
-			return err
+			return false, err
 		}
 		// The expiry is always logged: logCapped keeps room for it.
 		if _, err := tx.ExecContext(ctx, `UPDATE pushes SET log_count = log_count + 1 WHERE id = $1`, id); err != nil {
-			return fmt.Errorf("count audit entry: %w", err)
+			return false, fmt.Errorf("count audit entry: %w", err)
 		}
-		return insertEvent(ctx, tx, id, ev)
+		return true, insertEvent(ctx, tx, id, ev)
 	})
-	return changed, err
 }
 
 // ListPushes returns a user's active or expired pushes, newest first.

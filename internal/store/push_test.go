@@ -147,7 +147,7 @@ func TestClaimViewSequence(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		at := t0.Add(time.Duration(i) * time.Hour)
 		e := push.Event{Kind: push.EventView, IP: "198.51.100.1", UserAgent: "ua", UserID: int64(i), CreatedAt: at}
-		claimed, views, err := s.ClaimView(t.Context(), p.ID, e)
+		claimed, views, err := claimView(t.Context(), s, p.ID, e)
 		if err != nil || !claimed || views != i {
 			t.Fatalf("claim %d = %v, %d, %v; want true, %d, nil", i, claimed, views, err, i)
 		}
@@ -177,7 +177,7 @@ func TestClaimViewSequence(t *testing.T) {
 			t.Fatalf("after claim %d audit log %+v, want last entry %+v", i, log, e)
 		}
 	}
-	claimed, views, err := s.ClaimView(t.Context(), p.ID, ev(push.EventView, t0.Add(4*time.Hour)))
+	claimed, views, err := claimView(t.Context(), s, p.ID, ev(push.EventView, t0.Add(4*time.Hour)))
 	if err != nil || claimed || views != 0 {
 		t.Fatalf("4th claim = %v, %d, %v; want false, 0, nil", claimed, views, err)
 	}
@@ -196,7 +196,7 @@ func TestClaimViewViewsUsedUp(t *testing.T) {
 	t.Parallel()
 	s := newTestStore(t)
 	p := createPush(t, s, "used", func(p *push.Push) { p.ExpireAfterViews = 2 })
-	if ok, _, err := s.ClaimView(t.Context(), p.ID, ev(push.EventView, t0)); err != nil || !ok {
+	if ok, _, err := claimView(t.Context(), s, p.ID, ev(push.EventView, t0)); err != nil || !ok {
 		t.Fatalf("first claim = %v, %v", ok, err)
 	}
 	if err := s.RecordFailedView(t.Context(), p.ID, ev(push.EventFailedView, t0)); err != nil {
@@ -205,7 +205,7 @@ func TestClaimViewViewsUsedUp(t *testing.T) {
 	if got := mustLoad(t, s, "used"); got.ViewCount != 2 || got.Expired {
 		t.Fatalf("setup: ViewCount=%d Expired=%v, want 2 false", got.ViewCount, got.Expired)
 	}
-	claimed, _, err := s.ClaimView(t.Context(), p.ID, ev(push.EventView, t0.Add(time.Minute)))
+	claimed, _, err := claimView(t.Context(), s, p.ID, ev(push.EventView, t0.Add(time.Minute)))
 	if err != nil || claimed {
 		t.Fatalf("claim with no views left = %v, %v; want false", claimed, err)
 	}
@@ -217,7 +217,7 @@ func TestClaimViewViewsUsedUp(t *testing.T) {
 func TestClaimViewUnknownPush(t *testing.T) {
 	t.Parallel()
 	s := newTestStore(t)
-	claimed, views, err := s.ClaimView(t.Context(), 12345, ev(push.EventView, t0))
+	claimed, views, err := claimView(t.Context(), s, 12345, ev(push.EventView, t0))
 	if err != nil || claimed || views != 0 {
 		t.Fatalf("ClaimView(unknown) = %v, %d, %v; want false, 0, nil", claimed, views, err)
 	}
@@ -241,7 +241,7 @@ func TestClaimViewDayLimit(t *testing.T) {
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := createPush(t, s, tok(i), func(p *push.Push) { p.ExpireAfterDays = 2 })
-			claimed, views, err := s.ClaimView(t.Context(), p.ID, ev(push.EventView, tc.at))
+			claimed, views, err := claimView(t.Context(), s, p.ID, ev(push.EventView, tc.at))
 			if err != nil || claimed != tc.claim {
 				t.Fatalf("ClaimView at %v = %v, %d, %v; want claimed %v", tc.at, claimed, views, err, tc.claim)
 			}
@@ -267,7 +267,7 @@ func TestClaimViewRefusedWhenExpired(t *testing.T) {
 	if ok, err := s.ExpireByHand(t.Context(), p.ID, ev(push.EventExpire, t0.Add(time.Minute))); err != nil || !ok {
 		t.Fatalf("ExpireByHand = %v, %v", ok, err)
 	}
-	claimed, _, err := s.ClaimView(t.Context(), p.ID, ev(push.EventView, t0.Add(2*time.Minute)))
+	claimed, _, err := claimView(t.Context(), s, p.ID, ev(push.EventView, t0.Add(2*time.Minute)))
 	if err != nil || claimed {
 		t.Fatalf("ClaimView on expired push = %v, %v; want false", claimed, err)
 	}
@@ -297,7 +297,7 @@ func TestClaimViewConcurrent(t *testing.T) {
 				go func() {
 					<-start
 					at := t0.Add(time.Duration(g) * time.Millisecond)
-					c, v, err := s.ClaimView(t.Context(), p.ID, ev(push.EventView, at))
+					c, v, err := claimView(t.Context(), s, p.ID, ev(push.EventView, at))
 					results <- result{c, v, err}
 				}()
 			}
@@ -355,7 +355,7 @@ func TestAuditCap(t *testing.T) {
 		t.Fatalf("at cap LogCount=%d Expired=%v, want %d false", got.LogCount, got.Expired, full)
 	}
 	for i := 1; i <= views; i++ {
-		claimed, n, err := s.ClaimView(t.Context(), p.ID, ev(push.EventView, at.Add(time.Duration(i)*time.Minute)))
+		claimed, n, err := claimView(t.Context(), s, p.ID, ev(push.EventView, at.Add(time.Duration(i)*time.Minute)))
 		if err != nil || !claimed || n != i {
 			t.Fatalf("view %d with a full log = %v, %d, %v; want claimed", i, claimed, n, err)
 		}
@@ -478,7 +478,7 @@ func TestExpireByHand(t *testing.T) {
 
 	// A push expired by its views is not marked deleted by a later DELETE.
 	q := createPush(t, s, "used", func(p *push.Push) { p.ExpireAfterViews = 1 })
-	if ok, _, err := s.ClaimView(t.Context(), q.ID, ev(push.EventView, t0)); err != nil || !ok {
+	if ok, _, err := claimView(t.Context(), s, q.ID, ev(push.EventView, t0)); err != nil || !ok {
 		t.Fatalf("ClaimView = %v, %v", ok, err)
 	}
 	if changed, err := s.ExpireByHand(t.Context(), q.ID, ev(push.EventExpire, at)); err != nil || changed {
@@ -520,7 +520,7 @@ func TestExpireIfDue(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := s.ExpireIfDue(t.Context(), p.ID, tc.now)
+			got, err := expireIfDue(t.Context(), s, p.ID, tc.now)
 			if err != nil || got != tc.want {
 				t.Fatalf("ExpireIfDue = %v, %v; want %v", got, err, tc.want)
 			}
@@ -532,7 +532,7 @@ func TestExpireIfDue(t *testing.T) {
 				if !after.ExpiredOn.Equal(tc.now) || after.Deleted {
 					t.Fatalf("ExpiredOn=%v Deleted=%v, want %v false", after.ExpiredOn, after.Deleted, tc.now)
 				}
-				again, err := s.ExpireIfDue(t.Context(), p.ID, tc.now.Add(time.Hour))
+				again, err := expireIfDue(t.Context(), s, p.ID, tc.now.Add(time.Hour))
 				if err != nil || again {
 					t.Fatalf("second ExpireIfDue = %v, %v; want false", again, err)
 				}

@@ -28,41 +28,47 @@ func (s *Store) Reserve(ctx context.Context, now time.Time, limits ...Limit) (id
 	sorted := slices.Clone(limits)
 	// One lock order for everyone, so two reservers never wait on each other.
 	slices.SortFunc(sorted, func(a, b Limit) int { return strings.Compare(a.Bucket, b.Bucket) })
-	err = s.inBatch(ctx, func(tx *Tx) error {
-		ids, wait = nil, 0
-		for i, l := range sorted {
-			if i > 0 && l.Bucket == sorted[i-1].Bucket {
-				continue
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO rate_buckets (bucket, touched_at) VALUES ($1, $2)
-				ON CONFLICT (bucket) DO UPDATE SET touched_at = excluded.touched_at`, l.Bucket, ms(now)); err != nil {
-				return fmt.Errorf("lock rate bucket: %w", err)
-			}
+	r, err := write(ctx, s, func(tx *Tx) (reservation, error) { return reserve(ctx, tx, now, sorted) })
+	return r.ids, r.wait, err
+}
+
+// reservation is what Reserve took, or how long to wait.
+type reservation struct {
+	ids  []int64
+	wait time.Duration
+}
+
+// reserve is Reserve in tx, with the limits sorted by bucket.
+func reserve(ctx context.Context, tx *Tx, now time.Time, sorted []Limit) (reservation, error) {
+	var r reservation
+	for i, l := range sorted {
+		if i > 0 && l.Bucket == sorted[i-1].Bucket {
+			continue
 		}
-		for _, l := range sorted {
-			d, err := fullFor(ctx, tx, l, now)
-			if err != nil {
-				return err
-			}
-			wait = max(wait, d)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO rate_buckets (bucket, touched_at) VALUES ($1, $2)
+			ON CONFLICT (bucket) DO UPDATE SET touched_at = excluded.touched_at`, l.Bucket, ms(now)); err != nil {
+			return r, fmt.Errorf("lock rate bucket: %w", err)
 		}
-		if wait > 0 {
-			return nil
-		}
-		for _, l := range sorted {
-			var id int64
-			if err := tx.QueryRowContext(ctx, `INSERT INTO rate_events (bucket, at) VALUES ($1, $2) RETURNING id`,
-				l.Bucket, ms(now)).Scan(&id); err != nil {
-				return fmt.Errorf("take rate slot: %w", err)
-			}
-			ids = append(ids, id)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, 0, err
 	}
-	return ids, wait, nil
+	for _, l := range sorted {
+		d, err := fullFor(ctx, tx, l, now)
+		if err != nil {
+			return r, err
+		}
+		r.wait = max(r.wait, d)
+	}
+	if r.wait > 0 {
+		return r, nil
+	}
+	for _, l := range sorted {
+		var id int64
+		if err := tx.QueryRowContext(ctx, `INSERT INTO rate_events (bucket, at) VALUES ($1, $2) RETURNING id`,
+			l.Bucket, ms(now)).Scan(&id); err != nil {
+			return r, fmt.Errorf("take rate slot: %w", err)
+		}
+		r.ids = append(r.ids, id)
+	}
+	return r, nil
 }
 
 // Wait returns how long until every limit has a free slot at now (0: now),
@@ -109,14 +115,15 @@ func (s *Store) Release(ctx context.Context, ids []int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return s.inBatch(ctx, func(tx *Tx) error {
+	_, err := write(ctx, s, func(tx *Tx) (none, error) {
 		for _, id := range ids {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM rate_events WHERE id = $1`, id); err != nil {
-				return fmt.Errorf("release rate slot: %w", err)
+				return none{}, fmt.Errorf("release rate slot: %w", err)
 			}
 		}
-		return nil
+		return none{}, nil
 	})
+	return err
 }
 
 // CountEvents returns how many events of a bucket lie in the window ending at now.
@@ -133,17 +140,14 @@ func (s *Store) CountEvents(ctx context.Context, bucket string, now time.Time, w
 // PruneEvents deletes events older than before, and the lock rows of
 // buckets untouched since then.
 func (s *Store) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
-	var n int64
-	err := s.inTx(ctx, func(tx *Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM rate_events WHERE at < $1`, ms(before))
+	return maintain(ctx, s, func(tx *Tx) (int64, error) {
+		n, err := rowsAffected(tx.ExecContext(ctx, `DELETE FROM rate_events WHERE at < $1`, ms(before)))
 		if err != nil {
-			return fmt.Errorf("prune rate events: %w", err)
+			return 0, fmt.Errorf("prune rate events: %w", err)
 		}
-		n, _ = res.RowsAffected()
 		if _, err := tx.ExecContext(ctx, `DELETE FROM rate_buckets WHERE touched_at < $1`, ms(before)); err != nil {
-			return fmt.Errorf("prune rate buckets: %w", err)
+			return 0, fmt.Errorf("prune rate buckets: %w", err)
 		}
-		return nil
+		return n, nil
 	})
-	return n, err
 }

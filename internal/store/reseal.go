@@ -83,26 +83,25 @@ func (s *Store) resealSource(ctx context.Context, src sealedSource, fn func(stri
 		if len(rows) == 0 {
 			return changed, nil
 		}
-		batchChanged := 0
-		err = s.inTx(ctx, func(tx *Tx) error {
+		batchChanged, err := maintain(ctx, s, func(tx *Tx) (int, error) {
+			n := 0
 			for _, r := range rows {
 				field := src.field(r.label)
 				out, ok, err := fn(r.key, field, r.value)
 				if err != nil {
-					return fmt.Errorf("reseal %s %d %s: %w", src.table, r.id, field, err)
+					return 0, fmt.Errorf("reseal %s %d %s: %w", src.table, r.id, field, err)
 				}
 				if !ok {
 					continue
 				}
 				q := `UPDATE ` + src.table + ` SET ` + src.column + ` = $1 WHERE id = $2 AND ` + src.column + ` = $3`
-				res, err := tx.ExecContext(ctx, q, out, r.id, r.value)
+				done, err := rowsAffected(tx.ExecContext(ctx, q, out, r.id, r.value))
 				if err != nil {
-					return fmt.Errorf("reseal %s %d: %w", src.table, r.id, err)
+					return 0, fmt.Errorf("reseal %s %d: %w", src.table, r.id, err)
 				}
-				n, _ := res.RowsAffected()
-				batchChanged += int(n)
+				n += int(done)
 			}
-			return nil
+			return n, nil
 		})
 		if err != nil {
 			return changed, err

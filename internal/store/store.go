@@ -2,6 +2,19 @@
 //
 // One SQL text serves every engine: $n placeholders, RETURNING, integer
 // millisecond timestamps and 0/1 flags. Only the DDL differs per dialect.
+//
+// Every write goes through one of two doors:
+//
+//   - write, for the writes of requests (creates, view claims, audit
+//     entries, expiries, rate slots, accounts, sessions). On SQLite the
+//     bodies of concurrent calls share one transaction and one commit
+//     (batch.go), and a body may run more than once: it returns its
+//     result, which write hands back from the run that committed.
+//   - maintain, for maintenance (the sweeper, key rotation, migrations,
+//     copies, bulk seeding, instance metadata): a transaction of its own,
+//     never shared with requests' writes.
+//
+// Nothing writes through the connections directly.
 package store
 
 import (
@@ -176,7 +189,42 @@ func dialectDir(d goose.Dialect) string {
 	return "sqlite"
 }
 
-// inTx runs fn in a write transaction, committing when fn returns nil.
+// write runs fn in a write transaction, possibly shared with the bodies of
+// other concurrent writes, and returns fn's result once that transaction
+// has committed, or fn's own error. fn may run more than once; only the
+// result of the run that committed is returned.
+func write[T any](ctx context.Context, s *Store, fn func(*Tx) (T, error)) (T, error) {
+	var out T
+	err := s.inBatch(ctx, func(tx *Tx) error {
+		v, err := fn(tx)
+		out = v
+		return err
+	})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return out, nil
+}
+
+// maintain runs fn in a write transaction of its own and returns its
+// result once committed, or fn's error.
+func maintain[T any](ctx context.Context, s *Store, fn func(*Tx) (T, error)) (T, error) {
+	var out T
+	err := s.inTx(ctx, func(tx *Tx) error {
+		var err error
+		out, err = fn(tx)
+		return err
+	})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return out, nil
+}
+
+// inTx runs fn in a write transaction, committing when fn returns nil: the
+// primitive under write and maintain.
 func (s *Store) inTx(ctx context.Context, fn func(tx *Tx) error) error {
 	sqlTx, err := s.w.BeginTx(s.w.detach(ctx), nil)
 	if err != nil {

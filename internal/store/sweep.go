@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -158,40 +159,35 @@ func inChunks(ctx context.Context, step func() (int64, error)) (int64, error) {
 func (s *Store) sweepExpire(ctx context.Context, cond string, now time.Time) (int64, error) {
 	query := expireQuery(cond)
 	total, err := inChunks(ctx, func() (int64, error) {
-		var n int64
-		err := s.inTx(ctx, func(tx *Tx) error {
-			n = 0
+		return maintain(ctx, s, func(tx *Tx) (int64, error) {
 			rows, err := tx.QueryContext(ctx, query, ms(now), sweepChunk)
 			if err != nil {
-				return err
+				return 0, err
 			}
+			var n int64
 			var withFiles []int64
 			for rows.Next() {
 				var id int64
 				var files int
 				if err := rows.Scan(&id, &files); err != nil {
 					rows.Close()
-					return err
+					return 0, err
 				}
 				n++
 				if files > 0 {
 					withFiles = append(withFiles, id)
 				}
 			}
-			if err := rows.Close(); err != nil {
-				return err
-			}
-			if err := rows.Err(); err != nil {
-				return err
+			if err := errors.Join(rows.Close(), rows.Err()); err != nil {
+				return 0, err
 			}
 			for _, id := range withFiles {
 				if err := wipeFiles(ctx, tx, id, now.Add(push.FileLinkTTL)); err != nil {
-					return err
+					return 0, err
 				}
 			}
-			return nil
+			return n, nil
 		})
-		return n, err
 	})
 	if err != nil {
 		err = fmt.Errorf("sweep expire: %w", err)
@@ -202,7 +198,9 @@ func (s *Store) sweepExpire(ctx context.Context, cond string, now time.Time) (in
 // sweepFileKeys drops the keys of files whose push is expired, in chunks.
 func (s *Store) sweepFileKeys(ctx context.Context, purgeAt time.Time) error {
 	_, err := inChunks(ctx, func() (int64, error) {
-		return rowsAffected(s.w.ExecContext(ctx, sweepFileKeysQuery, ms(purgeAt), sweepChunk))
+		return maintain(ctx, s, func(tx *Tx) (int64, error) {
+			return rowsAffected(tx.ExecContext(ctx, sweepFileKeysQuery, ms(purgeAt), sweepChunk))
+		})
 	})
 	if err != nil {
 		err = fmt.Errorf("sweep files: %w", err)
@@ -215,7 +213,9 @@ func (s *Store) sweepFileKeys(ctx context.Context, purgeAt time.Time) error {
 func (s *Store) sweepDelete(ctx context.Context, cond string, before time.Time) (int64, error) {
 	query := deleteQuery(cond)
 	return inChunks(ctx, func() (int64, error) {
-		return rowsAffected(s.w.ExecContext(ctx, query, ms(before), sweepChunk))
+		return maintain(ctx, s, func(tx *Tx) (int64, error) {
+			return rowsAffected(tx.ExecContext(ctx, query, ms(before), sweepChunk))
+		})
 	})
 }
 

@@ -24,25 +24,27 @@ func newEpoch() string {
 func (s *Store) CreateUser(ctx context.Context, email, passwordHash string, now time.Time) (*push.User, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	u := &push.User{Email: email, PasswordHash: passwordHash, AuthEpoch: newEpoch(), CreatedAt: now}
-	err := s.inTx(ctx, func(tx *Tx) error {
+	id, err := write(ctx, s, func(tx *Tx) (int64, error) {
 		var exists int
 		err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE email = $1`, email).Scan(&exists)
 		if err == nil {
-			return push.Errorf(push.CodeConflict, "a user with email %s already exists", email)
+			return 0, push.Errorf(push.CodeConflict, "a user with email %s already exists", email)
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("check email: %w", err)
+			return 0, fmt.Errorf("check email: %w", err)
 		}
+		var id int64
 		err = tx.QueryRowContext(ctx, `INSERT INTO users (email, password_hash, auth_epoch, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $4) RETURNING id`, email, passwordHash, u.AuthEpoch, ms(now)).Scan(&u.ID)
+			VALUES ($1, $2, $3, $4, $4) RETURNING id`, email, passwordHash, u.AuthEpoch, ms(now)).Scan(&id)
 		if isUniqueViolation(err) {
-			return push.Errorf(push.CodeConflict, "a user with email %s already exists", email)
+			return 0, push.Errorf(push.CodeConflict, "a user with email %s already exists", email)
 		}
-		return err
+		return id, err
 	})
 	if err != nil {
 		return nil, err
 	}
+	u.ID = id
 	return u, nil
 }
 
@@ -76,14 +78,15 @@ func (s *Store) user(ctx context.Context, query string, arg any) (*push.User, er
 
 // ReplaceToken makes digest the user's only API token: earlier tokens die.
 func (s *Store) ReplaceToken(ctx context.Context, userID int64, digest string, now time.Time) error {
-	return s.inTx(ctx, func(tx *Tx) error {
+	_, err := write(ctx, s, func(tx *Tx) (none, error) {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM api_tokens WHERE user_id = $1`, userID); err != nil {
-			return fmt.Errorf("revoke tokens: %w", err)
+			return none{}, fmt.Errorf("revoke tokens: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO api_tokens (user_id, digest, created_at) VALUES ($1, $2, $3)`,
 			userID, digest, ms(now)); err != nil {
-			return fmt.Errorf("insert token: %w", err)
+			return none{}, fmt.Errorf("insert token: %w", err)
 		}
-		return nil
+		return none{}, nil
 	})
+	return err
 }

@@ -21,16 +21,16 @@ func (s *Store) UserByID(ctx context.Context, id int64) (*push.User, error) {
 // It returns the new epoch, for the session of the caller to carry on with.
 func (s *Store) SetPassword(ctx context.Context, userID int64, passwordHash string, now time.Time) (string, error) {
 	epoch := newEpoch()
-	err := s.inTx(ctx, func(tx *Tx) error {
+	_, err := write(ctx, s, func(tx *Tx) (none, error) {
 		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $1, auth_epoch = $2, updated_at = $3 WHERE id = $4`,
 			passwordHash, epoch, ms(now), userID)
 		if err != nil {
-			return fmt.Errorf("set password: %w", err)
+			return none{}, fmt.Errorf("set password: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return push.Errorf(push.CodeNotFound, "no such user")
+			return none{}, push.Errorf(push.CodeNotFound, "no such user")
 		}
-		return deleteSessionsOf(ctx, tx, userID)
+		return none{}, deleteSessionsOf(ctx, tx, userID)
 	})
 	if err != nil {
 		return "", err
@@ -42,17 +42,18 @@ func (s *Store) SetPassword(ctx context.Context, userID int64, passwordHash stri
 // and the account gets a new auth epoch, so a session row that escaped the
 // delete (written by a request in flight) no longer signs anyone in.
 func (s *Store) RevokeSessions(ctx context.Context, userID int64, now time.Time) error {
-	return s.inTx(ctx, func(tx *Tx) error {
+	_, err := write(ctx, s, func(tx *Tx) (none, error) {
 		res, err := tx.ExecContext(ctx, `UPDATE users SET auth_epoch = $1, updated_at = $2 WHERE id = $3`,
 			newEpoch(), ms(now), userID)
 		if err != nil {
-			return fmt.Errorf("revoke sessions: %w", err)
+			return none{}, fmt.Errorf("revoke sessions: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return push.Errorf(push.CodeNotFound, "no such user")
+			return none{}, push.Errorf(push.CodeNotFound, "no such user")
 		}
-		return deleteSessionsOf(ctx, tx, userID)
+		return none{}, deleteSessionsOf(ctx, tx, userID)
 	})
+	return err
 }
 
 func deleteSessionsOf(ctx context.Context, tx *Tx, userID int64) error {
@@ -66,7 +67,7 @@ func deleteSessionsOf(ctx context.Context, tx *Tx, userID int64) error {
 // pushes and their audit logs and files go with it (ON DELETE CASCADE;
 // foreign keys are on for SQLite). The id is never given to another account.
 func (s *Store) DeleteUser(ctx context.Context, userID int64) error {
-	return s.inTx(ctx, func(tx *Tx) error {
+	_, err := write(ctx, s, func(tx *Tx) (none, error) {
 		// Explicit deletes keep this right even where cascades are off.
 		for _, q := range []string{
 			`DELETE FROM audit_logs WHERE push_id IN (SELECT id FROM pushes WHERE user_id = $1)`,
@@ -76,18 +77,19 @@ func (s *Store) DeleteUser(ctx context.Context, userID int64) error {
 			`DELETE FROM sessions WHERE user_id = $1`,
 		} {
 			if _, err := tx.ExecContext(ctx, q, userID); err != nil {
-				return fmt.Errorf("delete user data: %w", err)
+				return none{}, fmt.Errorf("delete user data: %w", err)
 			}
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM users WHERE id = $1`, userID)
+		n, err := rowsAffected(tx.ExecContext(ctx, `DELETE FROM users WHERE id = $1`, userID))
 		if err != nil {
-			return fmt.Errorf("delete user: %w", err)
+			return none{}, fmt.Errorf("delete user: %w", err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return push.Errorf(push.CodeNotFound, "no such user")
+		if n == 0 {
+			return none{}, push.Errorf(push.CodeNotFound, "no such user")
 		}
-		return nil
+		return none{}, nil
 	})
+	return err
 }
 
 // HasToken reports whether the user has an API token.

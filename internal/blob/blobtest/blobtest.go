@@ -121,138 +121,172 @@ func WalkIDs(t *testing.T, fs blob.FileStore) []string {
 // Run runs the behaviour every FileStore must have. newStore returns an
 // empty store; each check gets its own.
 func Run(t *testing.T, newStore func(t *testing.T) blob.FileStore) {
-	ctx := context.Background()
-	checks := []struct {
-		name string
-		run  func(t *testing.T, fs blob.FileStore)
-	}{
-		{"put and read back", func(t *testing.T, fs blob.FileStore) {
-			id := NewID(t)
-			Put(t, fs, id, "sealed bytes")
-			if got := ReadAll(t, fs, id); got != "sealed bytes" {
-				t.Errorf("read back %q", got)
-			}
-		}},
-		{"empty blob", func(t *testing.T, fs blob.FileStore) {
-			id := NewID(t)
-			Put(t, fs, id, "")
-			if got := ReadAll(t, fs, id); got != "" {
-				t.Errorf("read back %q", got)
-			}
-		}},
-		{"second put refused", func(t *testing.T, fs blob.FileStore) {
-			id := NewID(t)
-			Put(t, fs, id, "first")
-			if _, err := fs.Put(ctx, id, strings.NewReader("again")); err == nil {
-				t.Error("a second Put under the same id succeeded")
-			}
-			if got := ReadAll(t, fs, id); got != "first" {
-				t.Errorf("after a refused Put: %q", got)
-			}
-		}},
-		{"missing blob", func(t *testing.T, fs blob.FileStore) {
-			AssertMissing(t, fs, NewID(t))
-		}},
-		{"failed upload leaves nothing", func(t *testing.T, fs blob.FileStore) {
-			id := NewID(t)
-			if _, err := fs.Put(ctx, id, &failingReader{n: 3}); err == nil {
-				t.Error("Put of a failing reader succeeded")
-			}
-			AssertMissing(t, fs, id)
-			if ids := WalkIDs(t, fs); len(ids) != 0 {
-				t.Errorf("Walk after a failed upload: %v", ids)
-			}
-		}},
-		{"cancelled context", func(t *testing.T, fs blob.FileStore) {
-			cctx, cancel := context.WithCancel(ctx)
-			cancel()
-			id := NewID(t)
-			if _, err := fs.Put(cctx, id, strings.NewReader("x")); err == nil {
-				t.Error("Put with a cancelled context succeeded")
-			}
-			AssertMissing(t, fs, id)
-		}},
-		{"upload cancelled midway leaves nothing", func(t *testing.T, fs blob.FileStore) {
-			// More than one S3 part is sent before the cancellation.
-			cctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			id := NewID(t)
-			src := &genReader{n: 40 << 20, afterAt: 20 << 20, after: cancel}
-			if _, err := fs.Put(cctx, id, src); err == nil {
-				t.Error("Put cancelled midway succeeded")
-			}
-			AssertMissing(t, fs, id)
-			if ids := WalkIDs(t, fs); len(ids) != 0 {
-				t.Errorf("Walk after a cancelled upload: %v", ids)
-			}
-		}},
-		{"large streamed upload", func(t *testing.T, fs blob.FileStore) {
-			const size = 40 << 20
-			id := NewID(t)
-			want := sha256.New()
-			n, err := fs.Put(ctx, id, io.TeeReader(&genReader{n: size, seed: 9}, want))
-			if err != nil || n != size {
-				t.Fatalf("Put: %d %v", n, err)
-			}
-			r, err := fs.Open(ctx, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			got := sha256.New()
-			if m, err := io.Copy(got, r); err != nil || m != size {
-				t.Fatalf("read back %d bytes: %v", m, err)
-			}
-			if !bytes.Equal(got.Sum(nil), want.Sum(nil)) {
-				t.Error("content read back differs from what was written")
-			}
-		}},
-		{"delete is idempotent", func(t *testing.T, fs blob.FileStore) {
-			id := NewID(t)
-			Put(t, fs, id, "x")
-			if err := fs.Delete(ctx, id); err != nil {
-				t.Fatal(err)
-			}
-			if err := fs.Delete(ctx, id); err != nil {
-				t.Errorf("deleting a missing blob: %v", err)
-			}
-			AssertMissing(t, fs, id)
-		}},
-		{"walk lists blobs", func(t *testing.T, fs blob.FileStore) {
-			a, b, c := NewID(t), NewID(t), NewID(t)
-			for _, id := range []string{a, b, c} {
-				Put(t, fs, id, "x")
-			}
-			if err := fs.Delete(ctx, b); err != nil {
-				t.Fatal(err)
-			}
-			want := []string{a, c}
-			slices.Sort(want)
-			if got := WalkIDs(t, fs); !slices.Equal(got, want) {
-				t.Errorf("Walk saw %v, want %v", got, want)
-			}
-			stop := errors.New("stop")
-			calls := 0
-			err := fs.Walk(ctx, func(string, time.Time) error { calls++; return stop })
-			if !errors.Is(err, stop) || calls != 1 {
-				t.Errorf("Walk with a failing fn: %v after %d calls", err, calls)
-			}
-		}},
-		{"invalid ids", func(t *testing.T, fs blob.FileStore) {
-			for _, bad := range []string{"../../etc/passwd", "short", "abcdefghijklmnop/x", strings.Repeat("a", 65)} {
-				if _, err := fs.Put(ctx, bad, bytes.NewReader(nil)); err == nil {
-					t.Errorf("Put accepted id %q", bad)
-				}
-				AssertMissing(t, fs, bad)
-			}
-		}},
-		{"ping", func(t *testing.T, fs blob.FileStore) {
-			if err := fs.Ping(ctx); err != nil {
-				t.Error(err)
-			}
-		}},
-	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) { c.run(t, newStore(t)) })
+	}
+}
+
+// checks are the behaviour every FileStore must have, one per function.
+var checks = []struct {
+	name string
+	run  func(t *testing.T, fs blob.FileStore)
+}{
+	{"put and read back", checkPutAndReadBack},
+	{"empty blob", checkEmptyBlob},
+	{"second put refused", checkSecondPutRefused},
+	{"missing blob", checkMissingBlob},
+	{"failed upload leaves nothing", checkFailedUploadLeavesNothing},
+	{"cancelled context", checkCancelledContext},
+	{"upload cancelled midway leaves nothing", checkUploadCancelledMidwayLeavesNothing},
+	{"large streamed upload", checkLargeStreamedUpload},
+	{"delete is idempotent", checkDeleteIsIdempotent},
+	{"walk lists blobs", checkWalkListsBlobs},
+	{"invalid ids", checkInvalidIds},
+	{"ping", checkPing},
+}
+
+func checkPutAndReadBack(t *testing.T, fs blob.FileStore) {
+	id := NewID(t)
+	Put(t, fs, id, "sealed bytes")
+	if got := ReadAll(t, fs, id); got != "sealed bytes" {
+		t.Errorf("read back %q", got)
+	}
+}
+
+func checkEmptyBlob(t *testing.T, fs blob.FileStore) {
+	id := NewID(t)
+	Put(t, fs, id, "")
+	if got := ReadAll(t, fs, id); got != "" {
+		t.Errorf("read back %q", got)
+	}
+}
+
+func checkSecondPutRefused(t *testing.T, fs blob.FileStore) {
+	ctx := context.Background()
+	id := NewID(t)
+	Put(t, fs, id, "first")
+	if _, err := fs.Put(ctx, id, strings.NewReader("again")); err == nil {
+		t.Error("a second Put under the same id succeeded")
+	}
+	if got := ReadAll(t, fs, id); got != "first" {
+		t.Errorf("after a refused Put: %q", got)
+	}
+}
+
+func checkMissingBlob(t *testing.T, fs blob.FileStore) {
+	AssertMissing(t, fs, NewID(t))
+}
+
+func checkFailedUploadLeavesNothing(t *testing.T, fs blob.FileStore) {
+	ctx := context.Background()
+	id := NewID(t)
+	if _, err := fs.Put(ctx, id, &failingReader{n: 3}); err == nil {
+		t.Error("Put of a failing reader succeeded")
+	}
+	AssertMissing(t, fs, id)
+	if ids := WalkIDs(t, fs); len(ids) != 0 {
+		t.Errorf("Walk after a failed upload: %v", ids)
+	}
+}
+
+func checkCancelledContext(t *testing.T, fs blob.FileStore) {
+	ctx := context.Background()
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	id := NewID(t)
+	if _, err := fs.Put(cctx, id, strings.NewReader("x")); err == nil {
+		t.Error("Put with a cancelled context succeeded")
+	}
+	AssertMissing(t, fs, id)
+}
+
+func checkUploadCancelledMidwayLeavesNothing(t *testing.T, fs blob.FileStore) {
+	ctx := context.Background()
+	// More than one S3 part is sent before the cancellation.
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	id := NewID(t)
+	src := &genReader{n: 40 << 20, afterAt: 20 << 20, after: cancel}
+	if _, err := fs.Put(cctx, id, src); err == nil {
+		t.Error("Put cancelled midway succeeded")
+	}
+	AssertMissing(t, fs, id)
+	if ids := WalkIDs(t, fs); len(ids) != 0 {
+		t.Errorf("Walk after a cancelled upload: %v", ids)
+	}
+}
+
+func checkLargeStreamedUpload(t *testing.T, fs blob.FileStore) {
+	ctx := context.Background()
+	const size = 40 << 20
+	id := NewID(t)
+	want := sha256.New()
+	n, err := fs.Put(ctx, id, io.TeeReader(&genReader{n: size, seed: 9}, want))
+	if err != nil || n != size {
+		t.Fatalf("Put: %d %v", n, err)
+	}
+	r, err := fs.Open(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := sha256.New()
+	if m, err := io.Copy(got, r); err != nil || m != size {
+		t.Fatalf("read back %d bytes: %v", m, err)
+	}
+	if !bytes.Equal(got.Sum(nil), want.Sum(nil)) {
+		t.Error("content read back differs from what was written")
+	}
+}
+
+func checkDeleteIsIdempotent(t *testing.T, fs blob.FileStore) {
+	ctx := context.Background()
+	id := NewID(t)
+	Put(t, fs, id, "x")
+	if err := fs.Delete(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Delete(ctx, id); err != nil {
+		t.Errorf("deleting a missing blob: %v", err)
+	}
+	AssertMissing(t, fs, id)
+}
+
+func checkWalkListsBlobs(t *testing.T, fs blob.FileStore) {
+	ctx := context.Background()
+	a, b, c := NewID(t), NewID(t), NewID(t)
+	for _, id := range []string{a, b, c} {
+		Put(t, fs, id, "x")
+	}
+	if err := fs.Delete(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{a, c}
+	slices.Sort(want)
+	if got := WalkIDs(t, fs); !slices.Equal(got, want) {
+		t.Errorf("Walk saw %v, want %v", got, want)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	err := fs.Walk(ctx, func(string, time.Time) error { calls++; return stop })
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("Walk with a failing fn: %v after %d calls", err, calls)
+	}
+}
+
+func checkInvalidIds(t *testing.T, fs blob.FileStore) {
+	ctx := context.Background()
+	for _, bad := range []string{"../../etc/passwd", "short", "abcdefghijklmnop/x", strings.Repeat("a", 65)} {
+		if _, err := fs.Put(ctx, bad, bytes.NewReader(nil)); err == nil {
+			t.Errorf("Put accepted id %q", bad)
+		}
+		AssertMissing(t, fs, bad)
+	}
+}
+
+func checkPing(t *testing.T, fs blob.FileStore) {
+	ctx := context.Background()
+	if err := fs.Ping(ctx); err != nil {
+		t.Error(err)
 	}
 }
