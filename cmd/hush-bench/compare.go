@@ -43,7 +43,7 @@ func ratio(b, a float64) float64 {
 func compareCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	a := fs.String("a", "", "label of the reference runs")
+	a := fs.String("a", "", "label of the runs to compare against")
 	b := fs.String("b", "", "label of the runs compared with them")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 // `make bench`: per scenario the median req/s of each side, their ratio,
 // median p99s, Hush's median CPU per request and its peak RSS.
 
-// targets are issue 7's: the least Hush/baseline ratio per scenario, and
+// targets are the ones docs/performance.md states: the least Hush/baseline ratio per scenario, and
 // the largest p99 at 32 workers.
 var targets = map[string]float64{"create": 0.50, "cycle": 0.30, "retrieve": 0.35}
 

@@ -8,9 +8,9 @@ import (
 	"hush/internal/service"
 )
 
-// authenticate resolves the caller from an API token (docs/decisions.md, D9
-// and D18: never from a cookie). It returns nil for an anonymous caller, and an error when a token
-// was presented but matches no user.
+// authenticate resolves the caller from an API token, never from a cookie
+// (docs/decisions.md, D9 and D18). It returns nil for an anonymous caller,
+// and an error when a token was presented but matches no user.
 func (s *Server) authenticate(r *http.Request) (*push.User, error) {
 	var token string
 	email, userToken := r.Header.Get("X-User-Email"), r.Header.Get("X-User-Token")

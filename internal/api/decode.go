@@ -17,7 +17,7 @@ import (
 )
 
 // createKeys are the push attributes that an unwrapped JSON body may carry
-// at the top level (Rails' parameter wrapping, reference §1.2).
+// at the top level (Rails' parameter wrapping, as Password Pusher reads it).
 var createKeys = []string{"name", "kind", "expire_after_days", "expire_after_views", "expire_after_duration",
 	"deletable_by_viewer", "retrieval_step", "payload", "note", "passphrase"}
 
@@ -184,7 +184,7 @@ func formParams(form url.Values, wrapper string) (Params, error) {
 	return params, nil
 }
 
-// missingParam is the reference's 400 for an absent or empty wrapper.
+// missingParam is Password Pusher's 400 for an absent or empty wrapper.
 func missingParam(wrapper string) error {
 	return badRequest("param is missing or the value is empty or invalid: " + wrapper)
 }

@@ -15,7 +15,7 @@ type errorBody struct {
 	Error string `json:"error"`
 }
 
-// Messages of the reference that clients match on.
+// Messages of Password Pusher that clients match on.
 const (
 	msgBadToken       = "Invalid API token."
 	msgBadPage        = "Invalid page parameter"

@@ -248,7 +248,7 @@ func TestFileLinksAndExpiry(t *testing.T) {
 	tok := h.upload(map[string]string{"push[expire_after_views]": "1"}, []upload{{"a.txt", "", data}}, bearer(owner)...).obj(t)["url_token"].(string)
 	show := h.do("GET", "/api/v2/pushes/"+tok, nil).obj(t)
 	url := show["files"].([]any)[0].(map[string]any)["url"].(string)
-	// The push expired on its last view (D14) …
+	// The push expired on its last view (docs/decisions.md, D14) …
 	if after := h.do("GET", "/api/v2/pushes/"+tok, nil).obj(t); after["expired"] != true || len(after["files"].([]any)) != 0 {
 		t.Errorf("after the last view: %v", after)
 	}

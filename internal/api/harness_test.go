@@ -169,7 +169,7 @@ func wantBody(t *testing.T, what string, r resp, body string) {
 	}
 }
 
-// baseKeys are the reference's 15 push keys plus kind (D11).
+// baseKeys are Password Pusher's 15 push keys plus kind (docs/decisions.md, D11).
 var baseKeys = []string{"expire_after_views", "expired", "url_token", "deletable_by_viewer", "retrieval_step",
 	"expired_on", "passphrase", "created_at", "updated_at", "expire_after_days", "days_remaining",
 	"views_remaining", "deleted", "json_url", "html_url", "kind"}

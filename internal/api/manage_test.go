@@ -53,7 +53,7 @@ func TestAuthentication(t *testing.T) {
 		wantStatus(t, "anonymous "+path, r, 401)
 		wantBody(t, "anonymous "+path, r, `{"error":"You need to sign in or sign up before continuing."}`)
 	}
-	// A session cookie never authenticates the API (D18).
+	// A session cookie never authenticates the API (docs/decisions.md, D18).
 	wantStatus(t, "cookie", h.do("GET", "/api/v2/pushes/active", nil, "Cookie", "session="+owner), 401)
 }
 

@@ -117,7 +117,7 @@ func intParam(p Params, key string, errs push.FieldErrors) *int {
 	return &n
 }
 
-// boolParam applies the reference's rule: a present value is true iff its
+// boolParam applies Password Pusher's rule: a present value is true iff its
 // lower-cased string form is on, yes, checked, true or 1; absent → nil.
 func boolParam(p Params, key string) *bool {
 	v, ok := p[key]

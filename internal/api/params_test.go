@@ -107,7 +107,7 @@ func TestResolveUnknownKind(t *testing.T) {
 		{"upper case TEXT", `{"kind":"TEXT","payload":"x"}`, 0},
 		{"capitalised File with files", `{"kind":"File"}`, 2},
 		{"padded", `{"kind":" text","payload":"x"}`, 0},
-		// Only the kind error is reported, even when other fields are bad too (D2).
+		// Only the kind error is reported, even when other fields are bad too (docs/decisions.md, D2).
 		{"bogus with other errors", `{"kind":"bogus","payload":"","expire_after_days":0,"name":5}`, 11},
 	}
 	for _, tt := range tests {

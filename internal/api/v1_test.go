@@ -51,7 +51,7 @@ func TestV1CreateAndJSONURL(t *testing.T) {
 	if m["kind"] != "text" || m["expire_after_views"] != 4.0 || m["note"] != "n" {
 		t.Errorf("v1 create: %v", m)
 	}
-	// json_url is /p/<token>/r.json (D13) and it resolves to the v1 retrieve.
+	// json_url is /p/<token>/r.json (docs/decisions.md, D13) and it resolves to the v1 retrieve.
 	ju := m["json_url"].(string)
 	if !strings.HasSuffix(ju, "/p/"+tok+"/r.json") {
 		t.Fatalf("json_url %q", ju)
@@ -303,7 +303,7 @@ func TestLegacyFallsThrough(t *testing.T) {
 }
 
 // TestUnwrappedCreateBody: a v2 create without the push wrapper takes the
-// push attributes from the top level (Rails parameter wrapping, §1.2);
+// push attributes from the top level (Rails parameter wrapping);
 // files and the notify keys are not wrapped that way.
 func TestUnwrappedCreateBody(t *testing.T) {
 	h := newHarness(t, nil)

@@ -23,7 +23,7 @@ type Hardening struct {
 	Pprof       bool   // HUSH_PPROF: also serve /debug/pprof/ on the metrics listener
 }
 
-// Defaults of the hardening settings: the reference's Rack::Attack limits,
+// Defaults of the hardening settings: Password Pusher's Rack::Attack limits,
 // and the server timeouts Hush has always used (a slow client is cut after
 // 10 s of headers or 60 s for the whole request).
 const (

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Size limits of the reference (characters, not bytes).
+// Size limits of Password Pusher (characters, not bytes).
 const (
 	MaxTextPayload = 1048576
 	MaxQRPayload   = 1024
@@ -46,7 +46,7 @@ type CreateRequest struct {
 	Passphrase          string
 	ExpireAfterDays     *int
 	ExpireAfterViews    *int
-	ExpireAfterDuration *int  // the official CLI's duration code (D4); ExpireAfterDays wins
+	ExpireAfterDuration *int  // the official CLI's duration code (docs/decisions.md, D4); ExpireAfterDays wins
 	DeletableByViewer   *bool // ignored for URL pushes
 	RetrievalStep       *bool
 	// WithFiles reports that the sender named files at all (a files key,
@@ -71,8 +71,8 @@ func (r *CreateRequest) NeedsAuth() bool {
 var durationDays = map[int]int{6: 1, 7: 2, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7, 13: 14, 14: 21, 15: 30, 16: 60, 17: 90}
 
 // Validate applies the instance settings to a create request: the kind,
-// the payload's rules, the file count, the ranges of days and views (D3,
-// D4) and the defaults of the flags. Every error is reported at once, with
+// the payload's rules, the file count, the ranges of days and views
+// (docs/decisions.md, D3 and D4) and the defaults of the flags. Every error is reported at once, with
 // those found reading the request.
 func Validate(r *CreateRequest, s *Settings) (*Draft, error) {
 	errs := FieldErrors{}

@@ -11,7 +11,7 @@ const (
 	KindQR   Kind = "qr"
 )
 
-// ParseKind accepts exactly the four kind names (case-sensitive, as the reference).
+// ParseKind accepts exactly the four kind names (case-sensitive, as Password Pusher).
 func ParseKind(s string) (Kind, bool) {
 	switch Kind(s) {
 	case KindText, KindFile, KindURL, KindQR:

@@ -79,10 +79,10 @@ type User struct {
 	CreatedAt time.Time
 }
 
-// EventKind is the kind of an audit entry (the reference's integer enum).
+// EventKind is the kind of an audit entry (Password Pusher's integer enum).
 type EventKind int
 
-// Audit event kinds, with the reference's integer values.
+// Audit event kinds, with Password Pusher's integer values.
 const (
 	EventCreation         EventKind = 0
 	EventView             EventKind = 1
@@ -166,5 +166,5 @@ type File struct {
 
 // FileLinkTTL is how long a download link stays valid. Contents of an
 // expired push are kept that long after expiry, so links handed out with the
-// last view still work (D14).
+// last view still work (docs/decisions.md, D14).
 const FileLinkTTL = 5 * time.Minute

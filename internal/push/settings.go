@@ -1,6 +1,6 @@
 package push
 
-// KindSettings are the per-kind limits and defaults of reference §2 and §8
+// KindSettings are the per-kind limits and defaults of Password Pusher's settings
 // (settings sections pw, url, files and qr of Password Pusher).
 type KindSettings struct {
 	ExpireAfterDaysDefault  int
@@ -44,7 +44,7 @@ func DefaultKindSettings() KindSettings {
 	}
 }
 
-// DefaultSettings are the reference defaults.
+// DefaultSettings are Password Pusher's defaults.
 func DefaultSettings() Settings {
 	return Settings{
 		AllowAnonymous:   true,

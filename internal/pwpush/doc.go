@@ -1,5 +1,5 @@
 // Package pwpush reads a Password Pusher database, read-only, for the
-// importer of issue 15: its users with their Devise password hashes and API
+// importer (hush import-pwpush): its users with their Devise password hashes and API
 // tokens, its pushes with their secrets decrypted, their audit logs and their
 // attached files.
 //

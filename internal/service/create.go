@@ -8,7 +8,7 @@ import (
 	"hush/internal/secure"
 )
 
-// urlTokenBytes gives url_tokens 128 random bits (D10), after the
+// urlTokenBytes gives url_tokens 128 random bits (docs/decisions.md, D10), after the
 // millisecond of their creation (secure.NewOrderedToken): 30 URL-safe
 // characters. The time prefix keeps a burst of creates in a few pages of
 // the url_token index, where random tokens put each create in a page of its

@@ -115,7 +115,7 @@ func passphraseLimits(tokenKey, client string) []store.Limit {
 }
 
 // tooManyGuesses is the 429 message of the passphrase limits. Up to a
-// minute it is the reference's own text, which clients match on.
+// minute it is Password Pusher's own text, which clients match on.
 func tooManyGuesses(wait time.Duration) string {
 	if wait <= time.Minute {
 		return MsgTooManyGuess

@@ -85,7 +85,7 @@ func TestPassphraseGuessesReservedBeforeWork(t *testing.T) {
 	if e.RetryAfter < 57*time.Minute || e.Message != "Too many passphrase attempts. Please try again in 59 minutes." {
 		t.Errorf("whole-push cap: retry after %v, message %q", e.RetryAfter, e.Message)
 	}
-	// A client's own minute reads as the reference's message.
+	// A client's own minute reads as Password Pusher's message.
 	clock.Advance(time.Hour)
 	tok3 := create(t, s, nil, push.CreateRequest{Payload: "x", Passphrase: "right"})
 	guessAll(t, s, tok3, guessPerClient, same("198.51.100.7"), same("wrong"))

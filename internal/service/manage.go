@@ -14,7 +14,7 @@ const (
 
 // Expire expires a push by hand: its owner may, and anyone when it is
 // deletable by viewers. Otherwise an anonymous caller gets
-// CodeUnauthenticated and a signed-in one CodeForbidden (D5). An already
+// CodeUnauthenticated and a signed-in one CodeForbidden (docs/decisions.md, D5). An already
 // expired push is returned unchanged.
 func (s *Service) Expire(ctx context.Context, token string, u *push.User, m push.Meta) (*push.Push, error) {
 	p, err := s.Lookup(ctx, token)

@@ -195,7 +195,7 @@ func (s *Service) expireDue(ctx context.Context, p *push.Push, now time.Time) (*
 }
 
 // expiredView records a retrieval of an expired push: it is logged and lowers
-// views_remaining, as the reference does.
+// views_remaining, as Password Pusher does.
 func (s *Service) expiredView(ctx context.Context, p *push.Push, req RetrieveRequest, now time.Time) (*Retrieval, error) {
 	if err := s.store.RecordFailedView(ctx, p.ID, s.event(push.EventFailedView, req.User, req.Meta, now)); err != nil {
 		return nil, err

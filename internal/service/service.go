@@ -103,7 +103,7 @@ func UserID(u *push.User) int64 {
 	return u.ID
 }
 
-// Messages of the reference that clients match on.
+// Messages of Password Pusher that clients match on.
 const (
 	MsgSignIn       = "You need to sign in or sign up before continuing."
 	MsgNotOwner     = "That push doesn't belong to you."

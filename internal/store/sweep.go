@@ -17,7 +17,7 @@ type SweepResult struct {
 }
 
 // AnonymousRetention is how long an expired anonymous push is kept before it
-// is deleted (the reference's daily clean-up job).
+// is deleted (Password Pusher's daily clean-up job).
 const AnonymousRetention = 24 * time.Hour
 
 // sweepChunk is how many rows one sweep statement handles at most, and

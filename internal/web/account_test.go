@@ -196,7 +196,7 @@ func TestTokenPageShowsTokenOnceAndItWorks(t *testing.T) {
 	if s := api(tok2); s != http.StatusOK {
 		t.Errorf("new token: %d", s)
 	}
-	// Cookies never authenticate the API (D18).
+	// Cookies never authenticate the API (docs/decisions.md, D18).
 	if r := c.get("/api/v2/pushes/active"); r.status != http.StatusUnauthorized {
 		t.Errorf("API with a session cookie only: %d", r.status)
 	}

@@ -41,7 +41,7 @@ type Options struct {
 	Log            *slog.Logger // nil: discard
 }
 
-// Session lifetimes: a session ends after two idle hours (the reference's
+// Session lifetimes: a session ends after two idle hours (Password Pusher's
 // login_session_timeout) and at the latest after a day.
 const (
 	sessionIdle     = 2 * time.Hour
