@@ -1,13 +1,10 @@
 package api
 
 import (
-	"hush/internal/service"
-
 	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"io/fs"
 	"mime/multipart"
 	"net/textproto"
@@ -20,6 +17,7 @@ import (
 	"time"
 
 	"hush/internal/secure"
+	"hush/internal/service"
 	"hush/internal/testdb"
 )
 
@@ -70,13 +68,7 @@ func (h *harness) blobs() []string {
 
 func (h *harness) get(url string) resp {
 	h.t.Helper()
-	res, err := h.client.Get(url)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return resp{status: res.StatusCode, header: res.Header, body: b}
+	return h.do("GET", url, nil)
 }
 
 func randomBytes(n int) []byte {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"hush/internal/client"
 	"hush/internal/httpx"
 	"hush/internal/push"
 	"hush/internal/secure"
@@ -107,23 +109,18 @@ func (h *harness) do(method, path string, body any, hdr ...string) resp {
 		j, _ := json.Marshal(b)
 		rd = bytes.NewReader(j)
 	}
-	req, err := http.NewRequest(method, h.url+path, rd)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	header := http.Header{}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
+		header.Set(hdr[i], hdr[i+1])
 	}
-	res, err := h.client.Do(req)
+	res, err := (&client.Client{Base: h.url, HTTP: h.client}).Do(context.Background(), method, path, rd, header)
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return resp{status: res.StatusCode, header: res.Header, body: b}
+	return resp{status: res.Status, header: res.Header, body: res.Body}
 }
 
 // create makes a push and returns its url_token.

@@ -1,12 +1,12 @@
 package api
 
 import (
-	"hush/internal/service"
-
 	"encoding/json"
 	"html"
 	"strings"
 	"testing"
+
+	"hush/internal/service"
 )
 
 // TestHelpPageCoversTheDocument checks that /help/api names every method and

@@ -1,13 +1,13 @@
 package api
 
 import (
-	"hush/internal/service"
-
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"hush/internal/service"
 )
 
 func TestAuthentication(t *testing.T) {

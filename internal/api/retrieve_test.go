@@ -1,8 +1,6 @@
 package api
 
 import (
-	"hush/internal/service"
-
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"hush/internal/secure"
+	"hush/internal/service"
 )
 
 func TestRetrieveLifecycle(t *testing.T) {

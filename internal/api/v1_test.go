@@ -1,8 +1,6 @@
 package api
 
 import (
-	"hush/internal/service"
-
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -12,6 +10,8 @@ import (
 	"net/textproto"
 	"strings"
 	"testing"
+
+	"hush/internal/service"
 )
 
 func TestV1Version(t *testing.T) {

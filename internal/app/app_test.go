@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"hush/internal/client"
 	"hush/internal/testdb"
 )
 
@@ -135,24 +136,21 @@ func call(t *testing.T, method, url string, body any, hdr ...string) (int, any) 
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
-	req, _ := http.NewRequest(method, url, rd)
-	req.Header.Set("Content-Type", "application/json")
+	h := http.Header{"Content-Type": {"application/json"}}
 	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
+		h.Set(hdr[i], hdr[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := (&client.Client{}).Do(context.Background(), method, url, rd, h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
 	var v any
-	raw, _ := io.ReadAll(res.Body)
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &v); err != nil {
-			t.Fatalf("%s %s: not JSON: %s", method, url, raw)
+	if len(res.Body) > 0 {
+		if err := json.Unmarshal(res.Body, &v); err != nil {
+			t.Fatalf("%s %s: not JSON: %s", method, url, res.Body)
 		}
 	}
-	return res.StatusCode, v
+	return res.Status, v
 }
 
 func TestVersionAndUsage(t *testing.T) {
@@ -338,15 +336,23 @@ func TestKeyRotate(t *testing.T) {
 	if _, got := call(t, "GET", srv2.url+"/api/v2/pushes/"+toks[1]+"?passphrase=pass+phrase", nil); got.(map[string]any)["payload"] != "guarded" {
 		t.Errorf("passphrase push after rotation: %v", got)
 	}
-	_, got := call(t, "GET", srv2.url+"/api/v2/pushes/"+toks[2], nil)
-	link := got.(map[string]any)["files"].([]any)[0].(map[string]any)["url"].(string)
-	res, err := http.Get(link)
+	if body := firstFile(t, srv2.url, toks[2]); string(body) != "key file" {
+		t.Errorf("file after rotation: %q", body)
+	}
+}
+
+// firstFile retrieves a push anonymously (a view) and downloads its first
+// file.
+func firstFile(t *testing.T, base, tok string) []byte {
+	t.Helper()
+	c := &client.Client{Base: base}
+	p, err := c.Retrieve(context.Background(), tok, "")
+	if err != nil || len(p.Files) == 0 {
+		t.Fatalf("retrieve %s: %+v, %v", tok, p, err)
+	}
+	body, err := c.Download(context.Background(), p.Files[0].URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if string(body) != "key file" {
-		t.Errorf("file after rotation: %d %q", res.StatusCode, body)
-	}
+	return body
 }

@@ -25,6 +25,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"hush/internal/client"
 )
 
 // peer is an HTTP client at its own address, with its own cookies.
@@ -67,21 +69,16 @@ func (r reply) obj(t *testing.T) map[string]any {
 
 func (p *peer) do(method, path string, body io.Reader, hdr ...string) reply {
 	p.t.Helper()
-	req, err := http.NewRequest(method, p.base+path, body)
-	if err != nil {
-		p.t.Fatal(err)
-	}
+	h := http.Header{}
 	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
+		h.Set(hdr[i], hdr[i+1])
 	}
-	res, err := p.c.Do(req)
+	res, err := (&client.Client{Base: p.base, HTTP: p.c}).Do(context.Background(), method, path, body, h)
 	if err != nil {
 		p.t.Errorf("%s %s: %v", method, path, err)
 		return reply{}
 	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return reply{res.StatusCode, res.Header, string(b)}
+	return reply{res.Status, res.Header, string(res.Body)}
 }
 
 func (p *peer) get(path string, hdr ...string) reply { return p.do("GET", path, nil, hdr...) }

@@ -1,8 +1,6 @@
 package app
 
 import (
-	"io"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,15 +56,7 @@ func TestMigrateDataSQLiteToPostgres(t *testing.T) {
 	if _, got := call(t, "GET", srv2.url+"/api/v2/pushes/"+toks[1]+"?passphrase=pp", nil); got.(map[string]any)["payload"] != "guarded" {
 		t.Errorf("passphrase push: %v", got)
 	}
-	_, got = call(t, "GET", srv2.url+"/api/v2/pushes/"+toks[2], nil)
-	link := got.(map[string]any)["files"].([]any)[0].(map[string]any)["url"].(string)
-	res, err := http.Get(link)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if string(body) != "file body" {
+	if body := firstFile(t, srv2.url, toks[2]); string(body) != "file body" {
 		t.Errorf("file after the move: %q", body)
 	}
 	_, logs := call(t, "GET", srv2.url+"/api/v2/pushes/"+toks[0]+"/audit", nil, auth...)

@@ -5,9 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/json"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,6 +15,7 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"hush/internal/blob/s3test"
+	"hush/internal/client"
 )
 
 // s3Env is a data dir whose files go to a fresh bucket of srv.
@@ -36,37 +35,15 @@ func s3Env(t *testing.T, srv *s3test.Server) map[string]string {
 	}
 }
 
-// uploadFile creates a file push of data, streamed as a multipart form.
+// uploadFile creates a file push of data as a multipart form.
 func uploadFile(t *testing.T, url, token string, data []byte) string {
 	t.Helper()
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		mw.WriteField("push[payload]", "see the file")
-		mw.WriteField("push[expire_after_views]", "2")
-		w, _ := mw.CreateFormFile("push[files][]", "big.bin")
-		w.Write(data)
-		pw.CloseWithError(mw.Close())
-	}()
-	req, _ := http.NewRequest("POST", url+"/api/v2/pushes", pr)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := http.DefaultClient.Do(req)
+	p, err := (&client.Client{Base: url, Token: token}).CreateWithFiles(context.Background(),
+		map[string]string{"payload": "see the file", "expire_after_views": "2"}, client.Upload{Name: "big.bin", Data: data})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("upload: %v", err)
 	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
-	if res.StatusCode != 201 {
-		t.Fatalf("upload: %d %s", res.StatusCode, body)
-	}
-	var created struct {
-		URLToken string `json:"url_token"`
-	}
-	if err := json.Unmarshal(body, &created); err != nil || created.URLToken == "" {
-		t.Fatalf("no url_token in %s", body)
-	}
-	return created.URLToken
+	return p.URLToken
 }
 
 // TestServeWithS3 pushes a file through one instance and downloads it

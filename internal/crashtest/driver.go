@@ -1,23 +1,21 @@
 package crashtest
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	mrand "math/rand/v2"
-	"mime/multipart"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"hush/internal/client"
 )
 
 // Options configure a run.
@@ -171,49 +169,45 @@ func randomText(rng *mrand.Rand, n int) string {
 	return string(b)
 }
 
+// api is a client of the running server, as its owner or anonymous.
+func (r *runner) api(owner bool) *client.Client {
+	c := &client.Client{Base: r.url.Load().(string), HTTP: r.client}
+	if owner {
+		c.Token = r.token
+	}
+	return c
+}
+
 // create posts one push with the owner's token: JSON text, or multipart
 // with one or two files. Only a 201 makes it a tracked push.
 func (r *runner) create(ctx context.Context, rng *mrand.Rand) error {
 	p := &tracked{payload: "crash-" + randomText(rng, 8+rng.IntN(200)), limit: 1 + rng.IntN(3)}
-	var body bytes.Buffer
-	ctype := "application/json"
+	var created *client.Push
+	var err error
 	if rng.IntN(4) == 0 {
 		p.files = map[string]string{}
-		mw := multipart.NewWriter(&body)
-		mw.WriteField("push[payload]", p.payload)
-		mw.WriteField("push[expire_after_views]", strconv.Itoa(p.limit))
+		var files []client.Upload
 		for i := range 1 + rng.IntN(2) {
 			content := make([]byte, 1+rng.IntN(200_000))
 			rand.Read(content)
 			name := fmt.Sprintf("f%d-%s.bin", i, randomText(rng, 6))
 			sum := sha256.Sum256(content)
 			p.files[name] = hex.EncodeToString(sum[:])
-			fw, _ := mw.CreateFormFile("push[files][]", name)
-			fw.Write(content)
+			files = append(files, client.Upload{Name: name, Data: content})
 		}
-		mw.Close()
-		ctype = mw.FormDataContentType()
+		created, err = r.api(true).CreateWithFiles(ctx, map[string]string{"payload": p.payload,
+			"expire_after_views": strconv.Itoa(p.limit)}, files...)
 	} else {
-		json.NewEncoder(&body).Encode(map[string]any{"push": map[string]any{"payload": p.payload, "expire_after_views": p.limit}})
+		created, err = r.api(true).Create(ctx, map[string]any{"payload": p.payload, "expire_after_views": p.limit})
 	}
-	req, _ := http.NewRequestWithContext(ctx, "POST", r.url.Load().(string)+"/api/v2/pushes", &body)
-	req.Header.Set("Content-Type", ctype)
-	req.Header.Set("Authorization", "Bearer "+r.token)
-	res, err := r.client.Do(req)
-	if err != nil {
-		return err
+	var refused *client.Error
+	if errors.As(err, &refused) && ctx.Err() == nil {
+		r.violate("create answered %d", refused.Status)
 	}
-	defer res.Body.Close()
-	var obj struct {
-		URLToken string `json:"url_token"`
-	}
-	if err := json.NewDecoder(res.Body).Decode(&obj); err != nil || res.StatusCode != 201 || obj.URLToken == "" {
-		if err == nil && res.StatusCode != 201 && ctx.Err() == nil {
-			r.violate("create answered %d", res.StatusCode)
-		}
+	if err != nil || created.URLToken == "" {
 		return errors.New("create not acknowledged")
 	}
-	p.token = obj.URLToken
+	p.token = created.URLToken
 	r.mu.Lock()
 	r.pushes = append(r.pushes, p)
 	if p.files != nil {
@@ -223,39 +217,18 @@ func (r *runner) create(ctx context.Context, rng *mrand.Rand) error {
 	return nil
 }
 
-// retrieveResp is the part of a retrieve response the checks read.
-type retrieveResp struct {
-	Payload *string    `json:"payload"`
-	Expired bool       `json:"expired"`
-	Files   []fileResp `json:"files"`
-}
-
-// fileResp is one file of a retrieve.
-type fileResp struct {
-	Filename string `json:"filename"`
-	URL      string `json:"url"`
-}
-
-// get retrieves a push, anonymously (a view) or as its owner (not a view).
-func (r *runner) get(ctx context.Context, token string, owner bool) (*retrieveResp, int, error) {
-	req, _ := http.NewRequestWithContext(ctx, "GET", r.url.Load().(string)+"/api/v2/pushes/"+token, nil)
-	if owner {
-		req.Header.Set("Authorization", "Bearer "+r.token)
+// get retrieves a push, anonymously (a view) or as its owner (not a view),
+// and returns it with the answer's status.
+func (r *runner) get(ctx context.Context, token string, owner bool) (*client.Push, int, error) {
+	p, err := r.api(owner).Retrieve(ctx, token, "")
+	var other *client.Error
+	if errors.As(err, &other) {
+		return nil, other.Status, nil
 	}
-	res, err := r.client.Do(req)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return nil, res.StatusCode, err
-	}
-	var out retrieveResp
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, res.StatusCode, fmt.Errorf("status %d: not JSON: %q", res.StatusCode, raw)
-	}
-	return &out, res.StatusCode, nil
+	return p, http.StatusOK, nil
 }
 
 // retrieve uses one view of p and counts what it was served.

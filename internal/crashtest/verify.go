@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"io"
+	"errors"
+	"fmt"
 	mrand "math/rand/v2"
-	"net/http"
 	"sync/atomic"
 	"time"
+
+	"hush/internal/client"
 )
 
 // verifySample checks n random acknowledged pushes while the load goes on.
@@ -41,7 +43,7 @@ func (r *runner) verifyAll(ctx context.Context) {
 // than its limit, and an expired one must have used up its views (served,
 // or possibly served by a request a kill cut off).
 func (r *runner) verifyPush(ctx context.Context, p *tracked, final bool) {
-	var got *retrieveResp
+	var got *client.Push
 	var status int
 	var err error
 	for try := 0; try < 50; try++ {
@@ -77,7 +79,7 @@ func (r *runner) verifyPush(ctx context.Context, p *tracked, final bool) {
 
 // verifyFiles checks that an unexpired push has exactly the files uploaded
 // with it, each downloading to what was uploaded.
-func (r *runner) verifyFiles(ctx context.Context, p *tracked, files []fileResp) {
+func (r *runner) verifyFiles(ctx context.Context, p *tracked, files []client.File) {
 	if len(files) != len(p.files) {
 		r.violate("push %s: %d files, uploaded %d", p.token[:6], len(files), len(p.files))
 		return
@@ -97,18 +99,14 @@ func (r *runner) verifyFiles(ctx context.Context, p *tracked, files []fileResp) 
 
 // download returns the SHA-256 of a file link's contents.
 func (r *runner) download(ctx context.Context, url string) (string, error) {
-	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
-	res, err := r.client.Do(req)
+	body, err := r.api(false).Download(ctx, url)
+	var other *client.Error
+	if errors.As(err, &other) {
+		return fmt.Sprintf("status %d", other.Status), nil
+	}
 	if err != nil {
 		return "", err
 	}
-	defer res.Body.Close()
-	if res.StatusCode != 200 {
-		return "status " + res.Status, nil
-	}
-	h := sha256.New()
-	if _, err := io.Copy(h, res.Body); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:]), nil
 }
