@@ -14,12 +14,13 @@ type accountView struct {
 }
 
 // accountForm serves GET /users/edit: change password, delete account.
-func (s *Server) accountForm(w http.ResponseWriter, r *http.Request) {
+func (s *Server) accountForm(w http.ResponseWriter, r *http.Request) error {
 	u := s.requireUser(w, r)
 	if u == nil {
-		return
+		return nil
 	}
 	s.render(w, r, "edit.html", page{Title: "Your account", User: u, Data: accountView{Email: u.Email}})
+	return nil
 }
 
 // accountError shows the account page again for an error a person can act
@@ -47,54 +48,52 @@ func (s *Server) accountError(w http.ResponseWriter, r *http.Request, u *push.Us
 
 // changePassword serves POST /users/password. Every other session of the
 // account ends; this one carries on with a new token.
-func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) {
+func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 	u := s.requireUser(w, r)
 	if u == nil {
-		return
+		return nil
 	}
 	if err := parseForm(w, r); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
-		return
+		return err
 	}
 	f := r.PostForm
 	changed, err := s.svc.ChangePassword(r.Context(), u, f.Get("current_password"), f.Get("password"),
 		f.Get("password_confirmation"), s.meta(r))
 	if s.accountError(w, r, u, err, "The current password is not correct.") {
-		return
+		return nil
 	}
 	if err == nil {
 		err = s.signIn(r, changed)
 	}
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	s.render(w, r, "edit.html", page{Title: "Your account", User: changed,
 		Data: accountView{Email: changed.Email, Notice: "Your password has been changed. Every other session of your account has been signed out."}})
+	return nil
 }
 
 // deleteAccount serves POST /users/delete: the account, its tokens,
 // sessions, pushes and their audit logs are deleted.
-func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request) {
+func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request) error {
 	u := s.requireUser(w, r)
 	if u == nil {
-		return
+		return nil
 	}
 	if err := parseForm(w, r); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
-		return
+		return err
 	}
 	err := s.svc.DeleteAccount(r.Context(), u, r.PostForm.Get("current_password"), s.meta(r))
 	if s.accountError(w, r, u, err, "The password is not correct; the account was not deleted.") {
-		return
+		return nil
 	}
 	if err == nil {
 		err = s.sessions.Destroy(r.Context())
 	}
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	s.render(w, r, "message.html", page{Title: "Your account has been deleted",
 		Data: "Your account, its API token and all of its pushes have been deleted."})
+	return nil
 }

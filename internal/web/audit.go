@@ -37,25 +37,23 @@ type auditView struct {
 
 // audit serves GET /p/{token}/audit?page=N: the audit log of one of the
 // signed-in user's pushes, oldest first, with "Expire now" while active.
-func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
+func (s *Server) audit(w http.ResponseWriter, r *http.Request) error {
 	u := s.requireUser(w, r)
 	if u == nil {
-		return
+		return nil
 	}
 	n := pageParam(r)
 	p, events, err := s.svc.Audit(r.Context(), r.PathValue("token"), u, n)
 	if push.ErrorCode(err) == push.CodeForbidden {
 		s.renderError(w, r, http.StatusForbidden, "Not your push", "Only the creator of a push can read its audit log.")
-		return
+		return nil
 	}
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	note, err := s.svc.Note(p)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	v := auditView{
 		Token:     p.URLToken,
@@ -79,4 +77,5 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 			UserAgent: e.UserAgent, Referrer: e.Referrer})
 	}
 	s.render(w, r, "audit.html", page{Title: "Audit log", User: u, Data: v})
+	return nil
 }

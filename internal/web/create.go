@@ -80,29 +80,30 @@ func (s *Server) newCreateView(kind push.Kind, u *push.User) createView {
 }
 
 // createForm serves GET /.
-func (s *Server) createForm(w http.ResponseWriter, r *http.Request) {
+func (s *Server) createForm(w http.ResponseWriter, r *http.Request) error {
 	u := s.currentUser(r)
 	s.render(w, r, "create.html", page{Title: "Share a secret", User: u,
 		Data: s.newCreateView(s.createKind(r.URL.Query().Get("kind"), u), u)})
+	return nil
 }
 
 // createSubmit serves POST /: create the push, remember it in the session as
 // this visitor's own, and show its preview. The file kind's form is
 // multipart; its files are streamed into the file store as they arrive.
-func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) {
+func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 	u := s.currentUser(r)
 	up := s.svc.NewUploads()
 	defer up.Discard(r.Context())
 	f, err := s.readCreateForm(w, r, u, up)
 	if err != nil {
 		s.createFormError(w, r, u, err)
-		return
+		return nil
 	}
 	kind := s.createKind(f.Get("kind"), u)
 	v := s.newCreateView(kind, u)
 	if v.NeedSignIn {
 		s.render(w, r, "create.html", page{Title: "Share a secret", User: u, Status: http.StatusUnauthorized, Data: v})
-		return
+		return nil
 	}
 	var c *service.Created
 	if kind == push.KindFile && up.Count() == 0 {
@@ -119,14 +120,14 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) {
 		v.Errors = e.Fields
 		s.render(w, r, "create.html", page{Title: "Share a secret", User: u, Status: http.StatusUnprocessableEntity,
 			Error: "Please correct the marked fields.", Data: v})
-		return
+		return nil
 	}
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	s.rememberCreated(r, c.Push.URLToken)
 	redirect(w, r, "/p/"+c.Push.URLToken+"/preview")
+	return nil
 }
 
 // formRequest is the create the form asks for: its fields are typed values
@@ -171,8 +172,7 @@ func (s *Server) readCreateForm(w http.ResponseWriter, r *http.Request, u *push.
 		return s.parseCreateMultipart(w, r, u, up)
 	}
 	if err := parseForm(w, r); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		if err == errFormTooLarge {
 			return nil, errTextTooLarge
 		}
 		return nil, httpx.ErrFormMalformed

@@ -31,17 +31,16 @@ type dashboardView struct {
 
 // dashboard serves GET /dashboard?tab=active|expired&page=N: the signed-in
 // user's pushes, newest first, 50 per page.
-func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
+func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 	u := s.requireUser(w, r)
 	if u == nil {
-		return
+		return nil
 	}
 	expired := r.URL.Query().Get("tab") == "expired"
 	n := pageParam(r)
 	list, err := s.svc.List(r.Context(), u, expired, n)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	now := s.svc.Now()
 	v := dashboardView{Expired: expired, Page: n, Prev: n - 1}
@@ -63,4 +62,5 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
 		})
 	}
 	s.render(w, r, "dashboard.html", page{Title: "Dashboard", User: u, Data: v})
+	return nil
 }

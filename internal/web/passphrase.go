@@ -10,7 +10,7 @@ import (
 )
 
 // passphraseForm serves GET /p/{token}/passphrase.
-func (s *Server) passphraseForm(w http.ResponseWriter, r *http.Request) {
+func (s *Server) passphraseForm(w http.ResponseWriter, r *http.Request) error {
 	p := s.activePush(w, r)
 	switch {
 	case p == nil:
@@ -19,17 +19,17 @@ func (s *Server) passphraseForm(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.render(w, r, "passphrase.html", page{Title: "Passphrase required", Data: p.URLToken})
 	}
+	return nil
 }
 
 // passphraseSubmit serves POST /p/{token}/passphrase: a correct passphrase
 // shows the secret in this very response (it is never put in a cookie or a
 // URL); a wrong one shows the form again. Guessing limits are the service's,
 // shared with the API (docs/decisions.md, D8).
-func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) {
+func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) error {
 	token := r.PathValue("token")
 	if err := parseForm(w, r); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
-		return
+		return err
 	}
 	again := func(status int, msg string, e *push.Error) {
 		p := page{Title: "Passphrase required", Data: token, Error: msg, Status: status}
@@ -41,7 +41,7 @@ func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) {
 	pass := r.PostForm.Get("passphrase")
 	if pass == "" {
 		again(http.StatusUnprocessableEntity, "Please enter the passphrase.", nil)
-		return
+		return nil
 	}
 	var qr template.HTML
 	res, err := s.svc.RetrieveWith(r.Context(), s.retrieveRequest(r, token, pass, &qr))
@@ -52,8 +52,9 @@ func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) {
 	case errors.As(err, &e) && e.Code == push.CodeTooMany:
 		again(http.StatusTooManyRequests, e.Message, e)
 	case err != nil:
-		s.fail(w, r, err)
+		return err
 	default:
 		s.showRetrieval(w, r, res, qr)
 	}
+	return nil
 }

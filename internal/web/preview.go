@@ -28,18 +28,17 @@ func (s *Server) secretURL(r *http.Request, p *push.Push) string {
 // preview serves GET /p/{token}/preview: the secret URL with a copy button
 // and a QR code of it, for the push's creator only. Anyone else sees the
 // expired page, which reveals nothing.
-func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
+func (s *Server) preview(w http.ResponseWriter, r *http.Request) error {
 	token := r.PathValue("token")
 	p, err := s.svc.Lookup(r.Context(), token)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	u := s.currentUser(r)
 	owner := u != nil && p.OwnedBy(u.ID)
 	if p.Expired || !(owner || s.createdHere(r, token)) {
 		s.expiredPage(w, r)
-		return
+		return nil
 	}
 	v := previewView{
 		URL:           s.secretURL(r, p),
@@ -51,8 +50,8 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
 		Owner:         owner,
 	}
 	if v.QR, err = qrSVG(v.URL, "QR code of the secret link"); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	s.render(w, r, "preview.html", page{Title: "Your secret link", User: u, Data: v})
+	return nil
 }

@@ -139,12 +139,13 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		s.renderError(w, r, http.StatusUnprocessableEntity, "This cannot be done", msg)
 	default:
-		s.renderError(w, r, http.StatusBadRequest, "Bad request", e.Error())
+		s.renderError(w, r, http.StatusBadRequest, "Bad request", e.Message)
 	}
 }
 
-func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {
 	s.renderError(w, r, http.StatusNotFound, "Page not found", "There is no page at this address.")
+	return nil
 }
 
 // redirect answers 303 See Other, the right answer to a form POST.

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -30,8 +31,23 @@ func pageParam(r *http.Request) int {
 // maxForm bounds a form body: a text payload is at most 1 MiB characters.
 const maxForm = 5 << 20
 
-// parseForm reads a bounded urlencoded form.
+// Forms that could not be read.
+var (
+	errFormUnreadable = &push.Error{Code: push.CodeBadRequest, Message: "The form could not be read."}
+	errFormTooLarge   = &push.Error{Code: push.CodeTooLarge, Message: "The form was too large."}
+)
+
+// parseForm reads a bounded urlencoded form; errFormTooLarge or
+// errFormUnreadable when it cannot.
 func parseForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-	return r.ParseForm()
+	err := r.ParseForm()
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return errFormTooLarge
+	case err != nil:
+		return errFormUnreadable
+	}
+	return nil
 }

@@ -8,10 +8,11 @@ import (
 
 // retrievalStep serves GET /p/{token}/r: a page with one "Reveal" link. It
 // uses no view, so link previewers and mail scanners never burn a secret.
-func (s *Server) retrievalStep(w http.ResponseWriter, r *http.Request) {
+func (s *Server) retrievalStep(w http.ResponseWriter, r *http.Request) error {
 	if p := s.activePush(w, r); p != nil {
 		s.render(w, r, "retrieval.html", page{Title: "You have been sent a secret", Data: p.URLToken})
 	}
+	return nil
 }
 
 // activePush returns the active push the request's token names. When there

@@ -82,32 +82,32 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /static/", staticHandler())
 
 	// Recipient side.
-	mux.HandleFunc("GET /p/{token}/r", s.retrievalStep)
-	mux.HandleFunc("GET /p/{token}", s.show)
-	mux.HandleFunc("GET /p/{token}/passphrase", s.passphraseForm)
-	mux.HandleFunc("POST /p/{token}/passphrase", s.passphraseSubmit)
-	mux.HandleFunc("POST /p/{token}/expire", s.expire)
+	mux.Handle("GET /p/{token}/r", s.handle(s.retrievalStep))
+	mux.Handle("GET /p/{token}", s.handle(s.show))
+	mux.Handle("GET /p/{token}/passphrase", s.handle(s.passphraseForm))
+	mux.Handle("POST /p/{token}/passphrase", s.handle(s.passphraseSubmit))
+	mux.Handle("POST /p/{token}/expire", s.handle(s.expire))
 
 	// Creator side.
-	mux.HandleFunc("GET /{$}", s.createForm)
-	mux.HandleFunc("POST /{$}", s.createSubmit)
-	mux.HandleFunc("GET /p/{token}/preview", s.preview)
-	mux.HandleFunc("GET /p/{token}/audit", s.audit)
-	mux.HandleFunc("GET /dashboard", s.dashboard)
+	mux.Handle("GET /{$}", s.handle(s.createForm))
+	mux.Handle("POST /{$}", s.handle(s.createSubmit))
+	mux.Handle("GET /p/{token}/preview", s.handle(s.preview))
+	mux.Handle("GET /p/{token}/audit", s.handle(s.audit))
+	mux.Handle("GET /dashboard", s.handle(s.dashboard))
 
 	// Accounts.
-	mux.HandleFunc("GET /users/sign_up", s.signUpForm)
-	mux.HandleFunc("POST /users/sign_up", s.signUpSubmit)
-	mux.HandleFunc("GET /users/sign_in", s.signInForm)
-	mux.HandleFunc("POST /users/sign_in", s.signInSubmit)
-	mux.HandleFunc("POST /users/sign_out", s.signOut)
-	mux.HandleFunc("GET /users/token", s.tokenPage)
-	mux.HandleFunc("POST /users/token", s.tokenRegenerate)
-	mux.HandleFunc("GET /users/edit", s.accountForm)
-	mux.HandleFunc("POST /users/password", s.changePassword)
-	mux.HandleFunc("POST /users/delete", s.deleteAccount)
+	mux.Handle("GET /users/sign_up", s.handle(s.signUpForm))
+	mux.Handle("POST /users/sign_up", s.handle(s.signUpSubmit))
+	mux.Handle("GET /users/sign_in", s.handle(s.signInForm))
+	mux.Handle("POST /users/sign_in", s.handle(s.signInSubmit))
+	mux.Handle("POST /users/sign_out", s.handle(s.signOut))
+	mux.Handle("GET /users/token", s.handle(s.tokenPage))
+	mux.Handle("POST /users/token", s.handle(s.tokenRegenerate))
+	mux.Handle("GET /users/edit", s.handle(s.accountForm))
+	mux.Handle("POST /users/password", s.handle(s.changePassword))
+	mux.Handle("POST /users/delete", s.handle(s.deleteAccount))
 
-	mux.HandleFunc("/", s.notFound)
+	mux.Handle("/", s.handle(s.notFound))
 
 	csrf := http.NewCrossOriginProtection()
 	if s.baseURL != "" {
@@ -136,6 +136,16 @@ func securityHeaders(next http.Handler) http.Handler {
 			h.Set("Cache-Control", "public, max-age=3600")
 		}
 		next.ServeHTTP(w, r)
+	})
+}
+
+// handle adapts a page handler that returns an error: the error becomes a
+// page (fail), the one place where codes meet statuses.
+func (s *Server) handle(fn func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := fn(w, r); err != nil {
+			s.fail(w, r, err)
+		}
 	})
 }
 

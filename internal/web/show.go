@@ -12,28 +12,27 @@ import (
 
 // show serves GET /p/{token}: it claims a view and shows the secret. A
 // passphrase-protected push first sends the visitor to the passphrase form.
-func (s *Server) show(w http.ResponseWriter, r *http.Request) {
+func (s *Server) show(w http.ResponseWriter, r *http.Request) error {
 	// HEAD must never count a view (docs/decisions.md, D15).
 	if httpx.RefuseHEAD(w, r, "GET", nil) {
-		return
+		return nil
 	}
 	token := r.PathValue("token")
 	p, err := s.svc.Lookup(r.Context(), token)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if p.HasPassphrase && !p.Expired && !p.LimitsReached(s.svc.Now()) {
 		http.Redirect(w, r, "/p/"+token+"/passphrase", http.StatusFound)
-		return
+		return nil
 	}
 	var qr template.HTML
 	res, err := s.svc.RetrieveWith(r.Context(), s.retrieveRequest(r, token, "", &qr))
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	s.showRetrieval(w, r, res, qr)
+	return nil
 }
 
 // retrieveRequest is the retrieval a recipient's page makes. A QR push is

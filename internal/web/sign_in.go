@@ -19,27 +19,27 @@ func (s *Server) loginsDisabled(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // signInForm serves GET /users/sign_in.
-func (s *Server) signInForm(w http.ResponseWriter, r *http.Request) {
+func (s *Server) signInForm(w http.ResponseWriter, r *http.Request) error {
 	if s.loginsDisabled(w, r) {
-		return
+		return nil
 	}
 	if s.currentUser(r) != nil {
 		redirect(w, r, "/dashboard")
-		return
+		return nil
 	}
 	s.render(w, r, "sign_in.html", page{Title: "Sign in", Data: signInView{}})
+	return nil
 }
 
 // signInSubmit serves POST /users/sign_in. Attempts are limited per client,
 // per client and email, and per email (service.SignIn); the session token is
 // renewed on success.
-func (s *Server) signInSubmit(w http.ResponseWriter, r *http.Request) {
+func (s *Server) signInSubmit(w http.ResponseWriter, r *http.Request) error {
 	if s.loginsDisabled(w, r) {
-		return
+		return nil
 	}
 	if err := parseForm(w, r); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
-		return
+		return err
 	}
 	email := r.PostForm.Get("email")
 	view := signInView{Email: email}
@@ -52,23 +52,23 @@ func (s *Server) signInSubmit(w http.ResponseWriter, r *http.Request) {
 		}
 		s.render(w, r, "sign_in.html", page{Title: "Sign in", Status: status, RetryAfter: e.RetryAfter,
 			Error: e.Message, Data: view})
-		return
+		return nil
 	}
 	if err == nil {
 		err = s.signIn(r, u)
 	}
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	redirect(w, r, "/dashboard")
+	return nil
 }
 
 // signOut serves POST /users/sign_out.
-func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
+func (s *Server) signOut(w http.ResponseWriter, r *http.Request) error {
 	if err := s.sessions.Destroy(r.Context()); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	redirect(w, r, "/")
+	return nil
 }

@@ -22,25 +22,25 @@ func (s *Server) signUpsClosed(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // signUpForm serves GET /users/sign_up.
-func (s *Server) signUpForm(w http.ResponseWriter, r *http.Request) {
+func (s *Server) signUpForm(w http.ResponseWriter, r *http.Request) error {
 	if s.signUpsClosed(w, r) {
-		return
+		return nil
 	}
 	if s.currentUser(r) != nil {
 		redirect(w, r, "/dashboard")
-		return
+		return nil
 	}
 	s.render(w, r, "sign_up.html", page{Title: "Sign up", Data: signUpView{}})
+	return nil
 }
 
 // signUpSubmit serves POST /users/sign_up: create the account and sign in.
-func (s *Server) signUpSubmit(w http.ResponseWriter, r *http.Request) {
+func (s *Server) signUpSubmit(w http.ResponseWriter, r *http.Request) error {
 	if s.signUpsClosed(w, r) {
-		return
+		return nil
 	}
 	if err := parseForm(w, r); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
-		return
+		return err
 	}
 	f := r.PostForm
 	u, err := s.svc.SignUp(r.Context(), f.Get("email"), f.Get("password"), f.Get("password_confirmation"), s.meta(r))
@@ -56,14 +56,14 @@ func (s *Server) signUpSubmit(w http.ResponseWriter, r *http.Request) {
 		}
 		s.render(w, r, "sign_up.html", page{Title: "Sign up", Error: msg, Status: status, RetryAfter: e.RetryAfter,
 			Data: signUpView{Email: f.Get("email")}})
-		return
+		return nil
 	}
 	if err == nil {
 		err = s.signIn(r, u)
 	}
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	redirect(w, r, "/dashboard")
+	return nil
 }

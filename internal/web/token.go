@@ -17,30 +17,31 @@ type tokenView struct {
 
 // tokenPage serves GET /users/token. A user without a token gets one here,
 // shown once, as in Password Pusher.
-func (s *Server) tokenPage(w http.ResponseWriter, r *http.Request) {
+func (s *Server) tokenPage(w http.ResponseWriter, r *http.Request) error {
 	u := s.requireUser(w, r)
 	if u == nil {
-		return
+		return nil
 	}
 	has, err := s.svc.HasToken(r.Context(), u)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if has {
 		s.render(w, r, "token.html", page{Title: "API token", User: u, Data: tokenView{Email: u.Email}})
-		return
+		return nil
 	}
 	s.issueToken(w, r, u)
+	return nil
 }
 
 // tokenRegenerate serves POST /users/token: a new token; the old one dies.
-func (s *Server) tokenRegenerate(w http.ResponseWriter, r *http.Request) {
+func (s *Server) tokenRegenerate(w http.ResponseWriter, r *http.Request) error {
 	u := s.requireUser(w, r)
 	if u == nil {
-		return
+		return nil
 	}
 	s.issueToken(w, r, u)
+	return nil
 }
 
 func (s *Server) issueToken(w http.ResponseWriter, r *http.Request, u *push.User) {
