@@ -28,22 +28,10 @@ func (s *Server) accountForm(w http.ResponseWriter, r *http.Request) error {
 // reports whether it did.
 func (s *Server) accountError(w http.ResponseWriter, r *http.Request, u *push.User, err error, wrongPassword string) bool {
 	var e *push.Error
-	if !errors.As(err, &e) {
-		return false
+	if errors.As(err, &e) && e.Fields["current_password"] != nil {
+		err = &push.Error{Code: push.CodeUnauthenticated, Message: wrongPassword}
 	}
-	p := page{Title: "Your account", User: u, Data: accountView{Email: u.Email}, RetryAfter: e.RetryAfter}
-	switch {
-	case e.Code == push.CodeTooMany:
-		p.Status, p.Error = http.StatusTooManyRequests, e.Message
-	case e.Code == push.CodeInvalid && e.Fields["current_password"] != nil:
-		p.Status, p.Error = http.StatusUnauthorized, wrongPassword
-	case e.Code == push.CodeInvalid:
-		p.Status, p.Error = http.StatusUnprocessableEntity, fieldMessage(err)
-	default:
-		return false
-	}
-	s.render(w, r, "edit.html", p)
-	return true
+	return s.formAgain(w, r, err, "edit.html", "Your account", accountView{Email: u.Email})
 }
 
 // changePassword serves POST /users/password. Every other session of the

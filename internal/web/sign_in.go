@@ -7,7 +7,7 @@ import (
 	"hush/internal/push"
 )
 
-// signInView is what sign_in.html shows again after an error.
+// signInView is what sign_in.html and sign_up.html show again after an error.
 type signInView struct{ Email string }
 
 func (s *Server) loginsDisabled(w http.ResponseWriter, r *http.Request) bool {
@@ -20,15 +20,7 @@ func (s *Server) loginsDisabled(w http.ResponseWriter, r *http.Request) bool {
 
 // signInForm serves GET /users/sign_in.
 func (s *Server) signInForm(w http.ResponseWriter, r *http.Request) error {
-	if s.loginsDisabled(w, r) {
-		return nil
-	}
-	if s.currentUser(r) != nil {
-		redirect(w, r, "/dashboard")
-		return nil
-	}
-	s.render(w, r, "sign_in.html", page{Title: "Sign in", Data: signInView{}})
-	return nil
+	return s.signForm(w, r, s.loginsDisabled, "sign_in.html", "Sign in")
 }
 
 // signInSubmit serves POST /users/sign_in. Attempts are limited per client,
@@ -42,16 +34,27 @@ func (s *Server) signInSubmit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	email := r.PostForm.Get("email")
-	view := signInView{Email: email}
 	u, err := s.svc.SignIn(r.Context(), email, r.PostForm.Get("password"), s.meta(r))
-	var e *push.Error
-	if errors.As(err, &e) && (e.Code == push.CodeTooMany || e.Code == push.CodeUnauthenticated) {
-		status := http.StatusUnauthorized
-		if e.Code == push.CodeTooMany {
-			status = http.StatusTooManyRequests
-		}
-		s.render(w, r, "sign_in.html", page{Title: "Sign in", Status: status, RetryAfter: e.RetryAfter,
-			Error: e.Message, Data: view})
+	return s.signedIn(w, r, u, err, "sign_in.html", "Sign in", signInView{Email: email})
+}
+
+// signForm serves the sign-in or sign-up form, unless closed answers
+// that it is off; a visitor already signed in goes to the dashboard.
+func (s *Server) signForm(w http.ResponseWriter, r *http.Request, closed func(http.ResponseWriter, *http.Request) bool, tmpl, title string) error {
+	switch {
+	case closed(w, r):
+	case s.currentUser(r) != nil:
+		redirect(w, r, "/dashboard")
+	default:
+		s.render(w, r, tmpl, page{Title: title, Data: signInView{}})
+	}
+	return nil
+}
+
+// signedIn ends a sign-in or sign-up: the form again for an error a person
+// can act on, else the user bound to a renewed session and the dashboard.
+func (s *Server) signedIn(w http.ResponseWriter, r *http.Request, u *push.User, err error, tmpl, title string, data any) error {
+	if s.formAgain(w, r, err, tmpl, title, data) {
 		return nil
 	}
 	if err == nil {
@@ -62,6 +65,33 @@ func (s *Server) signInSubmit(w http.ResponseWriter, r *http.Request) error {
 	}
 	redirect(w, r, "/dashboard")
 	return nil
+}
+
+// formStatus is the status a form answers with for an error its visitor
+// can act on.
+var formStatus = map[push.Code]int{
+	push.CodeInvalid:         http.StatusUnprocessableEntity,
+	push.CodeUnauthenticated: http.StatusUnauthorized,
+	push.CodeTooMany:         http.StatusTooManyRequests,
+}
+
+// formAgain shows a form again with err's message, when err is one a person
+// can act on (formStatus), and reports whether it did.
+func (s *Server) formAgain(w http.ResponseWriter, r *http.Request, err error, tmpl, title string, data any) bool {
+	var e *push.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	status, ok := formStatus[e.Code]
+	if !ok {
+		return false
+	}
+	msg := fieldMessage(err)
+	if msg == "" {
+		msg = e.Message
+	}
+	s.render(w, r, tmpl, page{Title: title, Error: msg, Status: status, RetryAfter: e.RetryAfter, Data: data})
+	return true
 }
 
 // signOut serves POST /users/sign_out.
