@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"hush/internal/client"
+	"hush/internal/testdb"
 )
 
 // peer is an HTTP client at its own address, with its own cookies.
@@ -320,11 +321,7 @@ func TestAttackAuditLogFlood(t *testing.T) {
 	dir := t.TempDir()
 	srv := startServe(t, map[string]string{"HUSH_DATA_DIR": dir})
 	admin := newPeer(t, srv.url, 1)
-	if code, _, errOut := run(t, map[string]string{"HUSH_DATA_DIR": dir}, "", "user", "create", "--email", "f@example.com", "--password", "password f"); code != 0 {
-		t.Fatal(errOut)
-	}
-	_, out, _ := run(t, map[string]string{"HUSH_DATA_DIR": dir}, "", "token", "create", "--email", "f@example.com")
-	apiTok := strings.TrimSpace(out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])
+	apiTok := apiToken(t, map[string]string{"HUSH_DATA_DIR": dir}, "f@example.com", "password f")
 	auth := []string{"Authorization", "Bearer " + apiTok}
 
 	tok := admin.createPush(map[string]any{"payload": "guarded", "passphrase": "pw", "expire_after_views": 3})
@@ -476,28 +473,7 @@ func rawDB(t *testing.T, env map[string]string) *sql.DB {
 
 // dumpTables returns the text and bytes of every column of every table.
 func dumpTables(t *testing.T, db *sql.DB) string {
-	t.Helper()
-	var out strings.Builder
-	for _, table := range []string{"pushes", "push_files", "audit_logs", "sessions", "meta", "users", "api_tokens"} {
-		rows, err := db.Query(`SELECT * FROM ` + table)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		for rows.Next() {
-			rows.Scan(ptrs...)
-			for _, v := range vals {
-				fmt.Fprintf(&out, "%s\x00", v)
-			}
-		}
-		rows.Close()
-	}
-	return out.String()
+	return string(testdb.Dump(t, db, "pushes", "push_files", "audit_logs", "sessions", "meta", "users", "api_tokens"))
 }
 
 // L3: the whole-push cap says how long it really lasts.

@@ -32,36 +32,7 @@ func rawDB(t *testing.T, url string) *sql.DB {
 
 // dump returns every value of every row of the tables that hold pushes.
 func dump(t *testing.T, db *sql.DB) []byte {
-	t.Helper()
-	var out bytes.Buffer
-	for _, table := range []string{"pushes", "push_files", "audit_logs", "sessions", "rate_events", "meta", "users"} {
-		rows, err := db.Query(`SELECT * FROM ` + table)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		for rows.Next() {
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			for _, v := range vals {
-				switch x := v.(type) {
-				case []byte:
-					out.Write(x)
-				case string:
-					out.WriteString(x)
-				}
-				out.WriteByte(0)
-			}
-		}
-		rows.Close()
-	}
-	return out.Bytes()
+	return testdb.Dump(t, db, "pushes", "push_files", "audit_logs", "sessions", "rate_events", "meta", "users")
 }
 
 // TestDatabaseAndMasterKeyCannotReadAnonymousPush plays the attacker who

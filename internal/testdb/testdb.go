@@ -7,6 +7,7 @@
 package testdb
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -115,4 +116,44 @@ func Main(m *testing.M) {
 	}
 	mu.Unlock()
 	os.Exit(code)
+}
+
+// Dump returns every value of every row of the named tables, as someone
+// holding a copy of the database would read them: text and bytes as they
+// are stored, other values printed, each followed by a NUL.
+func Dump(tb testing.TB, db *sql.DB, tables ...string) []byte {
+	tb.Helper()
+	var out bytes.Buffer
+	for _, table := range tables {
+		rows, err := db.Query(`SELECT * FROM ` + table)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				tb.Fatal(err)
+			}
+			for _, v := range vals {
+				switch x := v.(type) {
+				case []byte:
+					out.Write(x)
+				case string:
+					out.WriteString(x)
+				default:
+					fmt.Fprint(&out, x)
+				}
+				out.WriteByte(0)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return out.Bytes()
 }
