@@ -78,14 +78,7 @@ func (s *Store) FilesOf(ctx context.Context, pushID int64) ([]*push.File, error)
 
 // FileByID loads one file; push.ErrNotFound when it is gone.
 func (s *Store) FileByID(ctx context.Context, id int64) (*push.File, error) {
-	f, err := scanFile(s.r.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM push_files WHERE id = $1`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, push.ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load file: %w", err)
-	}
-	return f, nil
+	return loadOne(s.r.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM push_files WHERE id = $1`, id), scanFile, "load file")
 }
 
 // DueFiles returns up to limit files whose contents are due for deletion.

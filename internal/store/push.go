@@ -122,14 +122,7 @@ func insertPush(ctx context.Context, tx *Tx, p *push.Push, ev push.Event, files 
 // PushByKey loads the push whose token key is key (secure.TokenKey);
 // push.ErrNotFound when there is none.
 func (s *Store) PushByKey(ctx context.Context, key string) (*push.Push, error) {
-	p, err := scanPush(s.r.QueryRowContext(ctx, `SELECT `+pushColumns+` FROM pushes WHERE token_key = $1`, key))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, push.ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load push: %w", err)
-	}
-	return p, nil
+	return loadOne(s.r.QueryRowContext(ctx, `SELECT `+pushColumns+` FROM pushes WHERE token_key = $1`, key), scanPush, "load push")
 }
 
 // expireSet is the SET clause of every expiry, with the placeholder p holding

@@ -29,6 +29,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"hush/internal/push"
+
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 	_ "modernc.org/sqlite" // the embedded default engine
@@ -240,6 +242,19 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *Tx) error) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// loadOne scans the one row a query returns: push.ErrNotFound when there is
+// none, what failed ("load push", …) otherwise.
+func loadOne[T any](row *sql.Row, scan func(scanner) (T, error), what string) (T, error) {
+	v, err := scan(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return v, push.ErrNotFound
+	}
+	if err != nil {
+		return v, fmt.Errorf("%s: %w", what, err)
+	}
+	return v, nil
 }
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
