@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"hush/internal/config"
 	"hush/internal/store"
 )
 
@@ -54,21 +55,14 @@ func (e *env) migrateData(ctx context.Context, args []string) error {
 }
 
 // openURL opens and migrates a database named by a postgres:// URL or a
-// SQLite path (optionally prefixed sqlite: or file:).
+// SQLite path (optionally sqlite://, sqlite: or file:, as HUSH_DATABASE_URL).
 func openURL(ctx context.Context, s string) (*store.Store, error) {
 	if s == "" {
 		return nil, errors.New("no database given")
 	}
-	if !store.IsPostgresURL(s) {
-		s = strings.TrimPrefix(strings.TrimPrefix(s, "sqlite:"), "file:")
+	if path, ok := config.SQLitePathOf(s); ok {
+		s = path
 	}
 	st, err := store.Open(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := st.Migrate(ctx); err != nil {
-		st.Close()
-		return nil, err
-	}
-	return st, nil
+	return migrateOpened(ctx, st, err)
 }

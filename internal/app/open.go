@@ -17,6 +17,12 @@ import (
 // openStore opens the configured database and migrates it.
 func openStore(ctx context.Context, cfg *config.Config) (*store.Store, error) {
 	st, err := openDatabase(ctx, cfg)
+	return migrateOpened(ctx, st, err)
+}
+
+// migrateOpened migrates a store just opened (or passes on the error of
+// opening it), closing it when the migration fails.
+func migrateOpened(ctx context.Context, st *store.Store, err error) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -256,16 +256,24 @@ func loadTimings(s *source, c *Config) error {
 // file hush.db in DataDir for an empty DatabaseURL, or the path after
 // "sqlite:" or "file:". It returns ok=false for PostgreSQL.
 func (c *Config) SQLitePath() (path string, ok bool) {
-	u := c.DatabaseURL
-	switch {
-	case u == "":
+	if c.DatabaseURL == "" {
 		return filepath.Join(c.DataDir, sqliteFileName), true
-	case strings.HasPrefix(u, "sqlite://"):
-		return strings.TrimPrefix(u, "sqlite://"), true
-	case strings.HasPrefix(u, "sqlite:"):
-		return strings.TrimPrefix(u, "sqlite:"), true
-	case strings.HasPrefix(u, "file:"):
-		return strings.TrimPrefix(u, "file:"), true
+	}
+	return SQLitePathOf(c.DatabaseURL)
+}
+
+// sqlitePrefixes are the prefixes of a database URL that names a SQLite
+// file, longest first.
+var sqlitePrefixes = []string{"sqlite://", "sqlite:", "file:"}
+
+// SQLitePathOf returns the file a SQLite database URL names
+// (sqlite://PATH, sqlite:PATH or file:PATH); false for any other URL. The
+// one rule for every place that reads a database URL.
+func SQLitePathOf(u string) (path string, ok bool) {
+	for _, p := range sqlitePrefixes {
+		if rest, found := strings.CutPrefix(u, p); found {
+			return rest, true
+		}
 	}
 	return "", false
 }

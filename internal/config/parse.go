@@ -114,13 +114,11 @@ func parseLevel(name, v string) (slog.Level, error) {
 
 // checkDatabaseURL accepts "sqlite:<path>", "file:<path>" and postgres URLs.
 func checkDatabaseURL(name, v string) error {
-	for _, p := range []string{"sqlite://", "sqlite:", "file:"} {
-		if strings.HasPrefix(v, p) {
-			if strings.TrimPrefix(v, p) == "" {
-				return fmt.Errorf("%s: %q has no file path", name, v)
-			}
-			return nil
+	if path, ok := SQLitePathOf(v); ok {
+		if path == "" {
+			return fmt.Errorf("%s: %q has no file path", name, v)
 		}
+		return nil
 	}
 	if strings.HasPrefix(v, "postgres://") || strings.HasPrefix(v, "postgresql://") {
 		if _, err := url.Parse(v); err != nil {
