@@ -245,11 +245,7 @@ func (r resp) String() string { return string(r.body) }
 func TestUnknownRoutesAndMethods(t *testing.T) {
 	h := newHarness(t, nil)
 	tok := h.create(map[string]any{"payload": "x"})
-	cases := []struct {
-		method, path string
-		status       int
-		allow        string
-	}{
+	h.checkRoutes(t, []routeCase{
 		{"GET", "/api/v2/nope", 404, ""},
 		{"GET", "/api/v2/pushes", 405, "POST"},
 		{"PUT", "/api/v2/pushes/" + tok, 405, "GET, DELETE"},
@@ -261,22 +257,7 @@ func TestUnknownRoutesAndMethods(t *testing.T) {
 		{"POST", "/api/v2/pushes/" + tok + "/notify_emails", 404, ""},
 		{"GET", "/api/v2/pushes/" + tok + ".xml", 404, ""},
 		{"GET", "/api/v3/version", 404, ""},
-	}
-	for _, c := range cases {
-		r := h.doRaw(c.method, c.path, "")
-		wantStatus(t, c.method+" "+c.path, r, c.status)
-		if c.method != "HEAD" {
-			if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
-				t.Errorf("%s %s: Content-Type %q", c.method, c.path, ct)
-			}
-			if !strings.Contains(r.String(), `"error"`) {
-				t.Errorf("%s %s: body %s", c.method, c.path, r.body)
-			}
-		}
-		if c.allow != "" && r.header.Get("Allow") != c.allow {
-			t.Errorf("%s %s: Allow %q, want %q", c.method, c.path, r.header.Get("Allow"), c.allow)
-		}
-	}
+	})
 	// HEAD never counted a view.
 	m := h.do("GET", "/api/v2/pushes/"+tok+".json", nil).obj(t)
 	if m["views_remaining"] != 4.0 {

@@ -183,3 +183,39 @@ func mustPush(t *testing.T, h *harness, tok string) *push.Push {
 	}
 	return p
 }
+
+// routeCase is a request a router must answer: status (0: not claimed by
+// this handler at all) and, for 405, the Allow header it names.
+type routeCase struct {
+	method, path string
+	status       int
+	allow        string
+}
+
+// checkRoutes sends each case once and checks its status, its Allow header
+// and that every answer it claims is a JSON error (HEAD has no body).
+func (h *harness) checkRoutes(t *testing.T, cases []routeCase) {
+	t.Helper()
+	for _, c := range cases {
+		what := c.method + " " + c.path
+		r := h.doRaw(c.method, c.path, "")
+		if c.status == 0 {
+			if strings.Contains(r.header.Get("Content-Type"), "json") {
+				t.Errorf("%s was claimed by the API", what)
+			}
+			continue
+		}
+		wantStatus(t, what, r, c.status)
+		if c.method != "HEAD" {
+			if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+				t.Errorf("%s: Content-Type %q", what, ct)
+			}
+			if !strings.HasPrefix(r.String(), `{"error":`) {
+				t.Errorf("%s: body %s", what, r.body)
+			}
+		}
+		if got := r.header.Get("Allow"); got != c.allow {
+			t.Errorf("%s: Allow %q, want %q", what, got, c.allow)
+		}
+	}
+}

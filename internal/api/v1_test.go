@@ -228,11 +228,7 @@ func TestV1ManageAndLists(t *testing.T) {
 func TestV1RoutingEdges(t *testing.T) {
 	h := newHarness(t, nil)
 	tok := h.create(map[string]any{"payload": "x"})
-	cases := []struct {
-		method, path string
-		status       int
-		allow        string
-	}{
+	h.checkRoutes(t, []routeCase{
 		{"GET", "/p.json", 405, "POST"},
 		{"PUT", "/p/" + tok + ".json", 405, "GET, DELETE"},
 		{"HEAD", "/p/" + tok + ".json", 405, "GET, DELETE"},
@@ -244,23 +240,7 @@ func TestV1RoutingEdges(t *testing.T) {
 		{"GET", "/p/.json", 404, ""},
 		{"GET", "/en/d/nope.json", 404, ""},
 		{"GET", "/x.json", 0, ""}, // not legacy: the next handler
-	}
-	for _, c := range cases {
-		r := h.doRaw(c.method, c.path, "")
-		if c.status == 0 {
-			if strings.Contains(r.header.Get("Content-Type"), "json") {
-				t.Errorf("%s %s was claimed by the v1 API", c.method, c.path)
-			}
-			continue
-		}
-		wantStatus(t, c.method+" "+c.path, r, c.status)
-		if c.method != "HEAD" && !strings.HasPrefix(r.String(), `{"error":`) {
-			t.Errorf("%s %s: body %s", c.method, c.path, r.body)
-		}
-		if r.header.Get("Allow") != c.allow {
-			t.Errorf("%s %s: Allow %q, want %q", c.method, c.path, r.header.Get("Allow"), c.allow)
-		}
-	}
+	})
 	if m := h.do("GET", "/api/v2/pushes/"+tok, nil).obj(t); m["views_remaining"] != 4.0 {
 		t.Errorf("views_remaining %v: HEAD counted a view", m["views_remaining"])
 	}

@@ -293,9 +293,7 @@ func TestKeyRotate(t *testing.T) {
 	keyB := strings.Repeat("b2", 32)
 	envA := map[string]string{"HUSH_DATA_DIR": dir, "HUSH_MASTER_KEY": keyA}
 	srv := startServe(t, envA)
-	run(t, envA, "", "user", "create", "--email", "k@example.com", "--password", "long enough")
-	_, out, _ := run(t, envA, "", "token", "create", "--email", "k@example.com")
-	apiToken := strings.TrimSpace(out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])
+	apiToken := apiToken(t, envA, "k@example.com", "long enough")
 	var toks []string
 	for _, p := range []map[string]any{
 		{"payload": "plain one", "note": "a note"},

@@ -65,9 +65,7 @@ func jsonCase(name, body string, want ...int) hostile {
 
 func TestHostileInput(t *testing.T) {
 	env := map[string]string{"HUSH_DATA_DIR": t.TempDir(), "HUSH_MAX_JSON_BODY": "65536", "PWP__PW__RETRIEVAL_STEP_DEFAULT": "false"}
-	run(t, env, "", "user", "create", "--email", "h@example.com", "--password", "hostile password")
-	_, out, _ := run(t, env, "", "token", "create", "--email", "h@example.com")
-	apiToken := strings.TrimSpace(out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])
+	apiToken := apiToken(t, env, "h@example.com", "hostile password")
 	srv := startServe(t, env)
 	_, obj := call(t, "POST", srv.url+"/api/v2/pushes", map[string]any{"push": map[string]any{"payload": "victim", "expire_after_views": 3}})
 	victim := obj.(map[string]any)["url_token"].(string)

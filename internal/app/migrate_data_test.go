@@ -15,9 +15,7 @@ func TestMigrateDataSQLiteToPostgres(t *testing.T) {
 	dir := t.TempDir()
 	lite := map[string]string{"HUSH_DATA_DIR": dir, "HUSH_DATABASE_URL": "sqlite:" + filepath.Join(dir, "hush.db")}
 	srv := startServe(t, lite)
-	run(t, lite, "", "user", "create", "--email", "m@example.com", "--password", "long enough")
-	_, out, _ := run(t, lite, "", "token", "create", "--email", "m@example.com")
-	apiToken := strings.TrimSpace(out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])
+	apiToken := apiToken(t, lite, "m@example.com", "long enough")
 	auth := []string{"Authorization", "Bearer " + apiToken}
 	var toks []string
 	for _, p := range []map[string]any{

@@ -52,12 +52,7 @@ func uploadFile(t *testing.T, url, token string, data []byte) string {
 func TestServeWithS3(t *testing.T) {
 	srv := s3test.Start(t)
 	env := s3Env(t, srv)
-	if code, _, errOut := run(t, env, "", "user", "create", "--email", "s3@example.com", "--password", "long-enough-pw"); code != 0 {
-		t.Fatal(errOut)
-	}
-	_, out, _ := run(t, env, "", "token", "create", "--email", "s3@example.com")
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	token := lines[len(lines)-1]
+	token := apiToken(t, env, "s3@example.com", "long-enough-pw")
 
 	a := startServe(t, env)
 	b := startServe(t, env)

@@ -16,12 +16,7 @@ import (
 func TestSecretsNeverLogged(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"HUSH_DATA_DIR": dir, "HUSH_LOG_LEVEL": "debug", "HUSH_LOG_FORMAT": "json"}
-	if code, _, errOut := run(t, env, "", "user", "create", "--email", "owner@example.com", "--password", "pw-Zq81-secret"); code != 0 {
-		t.Fatal(errOut)
-	}
-	_, out, _ := run(t, env, "", "token", "create", "--email", "owner@example.com")
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	apiToken := lines[len(lines)-1]
+	apiToken := apiToken(t, env, "owner@example.com", "pw-Zq81-secret")
 	srv := startServe(t, env)
 
 	secrets := []string{apiToken, "pw-Zq81-secret"}

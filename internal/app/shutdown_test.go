@@ -65,7 +65,7 @@ func startGraceful(t *testing.T) *graceful {
 		"HUSH_SHUTDOWN_TIMEOUT": "30s", "HUSH_MAX_FILE_SIZE": "8388608", "PWP__PW__RETRIEVAL_STEP_DEFAULT": "false"}
 	env = withDB(t, env) // the process and the admin verbs share one database
 	g := &graceful{t: t, env: env, in: startInstance(t, env), errs: make(chan error, 100), uploaded: make(chan [2]string, 4)}
-	g.api = &client.Client{Base: g.in.url, Token: apiToken(t, env, "g@example.com")}
+	g.api = &client.Client{Base: g.in.url, Token: apiToken(t, env, "g@example.com", "a long enough password")}
 	big := make([]byte, 3<<20)
 	rand.Read(big)
 	g.bigSum = sha256.Sum256(big)
@@ -79,9 +79,9 @@ func startGraceful(t *testing.T) *graceful {
 
 // apiToken creates a user with `hush user create` and returns a token from
 // `hush token create` (the last line of its output).
-func apiToken(t *testing.T, env map[string]string, email string) string {
+func apiToken(t *testing.T, env map[string]string, email, password string) string {
 	t.Helper()
-	if code, _, errOut := run(t, env, "", "user", "create", "--email", email, "--password", "a long enough password"); code != 0 {
+	if code, _, errOut := run(t, env, "", "user", "create", "--email", email, "--password", password); code != 0 {
 		t.Fatal(errOut)
 	}
 	code, out, errOut := run(t, env, "", "token", "create", "--email", email)

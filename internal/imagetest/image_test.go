@@ -502,14 +502,9 @@ func retrieve(t *testing.T, base, token, payload string, viewsLeft int) pushView
 
 func getJSON(t *testing.T, url string, v any) {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %s %s", url, resp.Status, b)
+	code, b := get(t, url)
+	if code != 200 {
+		t.Fatalf("GET %s: %d %s", url, code, b)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("GET %s: %v: %s", url, err, b)
@@ -518,13 +513,23 @@ func getJSON(t *testing.T, url string, v any) {
 
 func checkGet(t *testing.T, url string, code int, body string) {
 	t.Helper()
+	got, b := get(t, url)
+	if got != code || strings.TrimSpace(string(b)) != body {
+		t.Errorf("GET %s: %d %q, want %d %q", url, got, b, code, body)
+	}
+}
+
+// get fetches url and returns its status and body.
+func get(t *testing.T, url string) (int, []byte) {
+	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != code || strings.TrimSpace(string(b)) != body {
-		t.Errorf("GET %s: %d %q, want %d %q", url, resp.StatusCode, b, code, body)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
 	}
+	return resp.StatusCode, b
 }

@@ -183,9 +183,16 @@ func checkFailedUploadLeavesNothing(t *testing.T, fs blob.FileStore) {
 	if _, err := fs.Put(ctx, id, &failingReader{n: 3}); err == nil {
 		t.Error("Put of a failing reader succeeded")
 	}
+	assertNothingLeft(t, fs, id, "a failed upload")
+}
+
+// assertNothingLeft checks that after what, neither id nor any other blob
+// is in the store.
+func assertNothingLeft(t *testing.T, fs blob.FileStore, id, what string) {
+	t.Helper()
 	AssertMissing(t, fs, id)
 	if ids := WalkIDs(t, fs); len(ids) != 0 {
-		t.Errorf("Walk after a failed upload: %v", ids)
+		t.Errorf("Walk after %s: %v", what, ids)
 	}
 }
 
@@ -210,10 +217,7 @@ func checkUploadCancelledMidwayLeavesNothing(t *testing.T, fs blob.FileStore) {
 	if _, err := fs.Put(cctx, id, src); err == nil {
 		t.Error("Put cancelled midway succeeded")
 	}
-	AssertMissing(t, fs, id)
-	if ids := WalkIDs(t, fs); len(ids) != 0 {
-		t.Errorf("Walk after a cancelled upload: %v", ids)
-	}
+	assertNothingLeft(t, fs, id, "a cancelled upload")
 }
 
 func checkLargeStreamedUpload(t *testing.T, fs blob.FileStore) {
