@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -135,6 +136,10 @@ func TestPushByKeyNotFound(t *testing.T) {
 	}
 }
 
+// TestClaimViewSequence claims the three views of a push one by one, then a
+// fourth: each view is counted and logged, the last one expires the push
+// and wipes its secret material but keeps its name and note, and the
+// fourth is refused without a trace.
 func TestClaimViewSequence(t *testing.T) {
 	t.Parallel()
 	s := newTestStore(t)
@@ -145,48 +150,56 @@ func TestClaimViewSequence(t *testing.T) {
 		p.Name = "name"
 	})
 	for i := 1; i <= 3; i++ {
-		at := t0.Add(time.Duration(i) * time.Hour)
-		e := push.Event{Kind: push.EventView, IP: "198.51.100.1", UserAgent: "ua", UserID: int64(i), CreatedAt: at}
-		claimed, views, err := claimView(t.Context(), s, p.ID, e)
-		if err != nil || !claimed || views != i {
-			t.Fatalf("claim %d = %v, %d, %v; want true, %d, nil", i, claimed, views, err, i)
+		if !t.Run(fmt.Sprintf("view %d of 3", i), func(t *testing.T) {
+			at := t0.Add(time.Duration(i) * time.Hour)
+			e := push.Event{Kind: push.EventView, IP: "198.51.100.1", UserAgent: "ua", UserID: int64(i), CreatedAt: at}
+			claimed, views, err := claimView(t.Context(), s, p.ID, e)
+			if err != nil || !claimed || views != i {
+				t.Fatalf("claim = %v, %d, %v; want true, %d, nil", claimed, views, err, i)
+			}
+			got := mustLoad(t, s, "three")
+			if got.ViewCount != i || !got.UpdatedAt.Equal(at) || got.LogCount != 1+i {
+				t.Fatalf("ViewCount=%d UpdatedAt=%v LogCount=%d", got.ViewCount, got.UpdatedAt, got.LogCount)
+			}
+			if i == 3 {
+				checkLastViewed(t, got, at)
+			} else if got.Expired || string(got.PayloadSealed) != "sealed:three" || !got.HasPassphrase || !got.ExpiredOn.IsZero() {
+				t.Fatalf("Expired %v payload %q HasPassphrase %v ExpiredOn %v", got.Expired, got.PayloadSealed, got.HasPassphrase, got.ExpiredOn)
+			}
+			if log := mustAudit(t, s, p.ID); len(log) != 1+i || log[i] != e {
+				t.Fatalf("audit log %+v, want last entry %+v", log, e)
+			}
+		}) {
+			return
+		}
+	}
+	t.Run("a 4th view", func(t *testing.T) {
+		claimed, views, err := claimView(t.Context(), s, p.ID, ev(push.EventView, t0.Add(4*time.Hour)))
+		if err != nil || claimed || views != 0 {
+			t.Fatalf("claim = %v, %d, %v; want false, 0, nil", claimed, views, err)
 		}
 		got := mustLoad(t, s, "three")
-		if got.ViewCount != i || !got.UpdatedAt.Equal(at) || got.LogCount != 1+i {
-			t.Fatalf("after claim %d: ViewCount=%d UpdatedAt=%v LogCount=%d", i, got.ViewCount, got.UpdatedAt, got.LogCount)
+		if got.ViewCount != 3 || !got.ExpiredOn.Equal(t0.Add(3*time.Hour)) {
+			t.Fatalf("changed the push: ViewCount=%d ExpiredOn=%v", got.ViewCount, got.ExpiredOn)
 		}
-		last := i == 3
-		if got.Expired != last {
-			t.Fatalf("after claim %d Expired = %v, want %v", i, got.Expired, last)
+		if log := mustAudit(t, s, p.ID); kinds(log) != "creation,view,view,view" {
+			t.Fatalf("audit log = %s", kinds(log))
 		}
-		if last {
-			if got.PayloadSealed != nil || got.PassphraseSalt != nil || got.HasPassphrase {
-				t.Fatalf("last view left secret material: payload %q salt %q", got.PayloadSealed, got.PassphraseSalt)
-			}
-			if !got.ExpiredOn.Equal(at) || got.Deleted {
-				t.Fatalf("last view: ExpiredOn=%v Deleted=%v, want %v false", got.ExpiredOn, got.Deleted, at)
-			}
-			if got.Name != "name" || string(got.NoteSealed) != "note" {
-				t.Fatalf("expiry dropped name/note: %q %q", got.Name, got.NoteSealed)
-			}
-		} else if string(got.PayloadSealed) != "sealed:three" || !got.HasPassphrase || !got.ExpiredOn.IsZero() {
-			t.Fatalf("after claim %d payload %q HasPassphrase %v ExpiredOn %v", i, got.PayloadSealed, got.HasPassphrase, got.ExpiredOn)
-		}
-		log := mustAudit(t, s, p.ID)
-		if len(log) != 1+i || log[i] != e {
-			t.Fatalf("after claim %d audit log %+v, want last entry %+v", i, log, e)
-		}
+	})
+}
+
+// checkLastViewed checks a push whose last view was claimed at: expired
+// then, its secret material gone, its name and note kept.
+func checkLastViewed(t *testing.T, got *push.Push, at time.Time) {
+	t.Helper()
+	if !got.Expired || !got.ExpiredOn.Equal(at) || got.Deleted {
+		t.Fatalf("Expired=%v ExpiredOn=%v Deleted=%v, want true %v false", got.Expired, got.ExpiredOn, got.Deleted, at)
 	}
-	claimed, views, err := claimView(t.Context(), s, p.ID, ev(push.EventView, t0.Add(4*time.Hour)))
-	if err != nil || claimed || views != 0 {
-		t.Fatalf("4th claim = %v, %d, %v; want false, 0, nil", claimed, views, err)
+	if got.PayloadSealed != nil || got.PassphraseSalt != nil || got.HasPassphrase {
+		t.Fatalf("secret material left: payload %q salt %q", got.PayloadSealed, got.PassphraseSalt)
 	}
-	got := mustLoad(t, s, "three")
-	if got.ViewCount != 3 || !got.ExpiredOn.Equal(t0.Add(3*time.Hour)) {
-		t.Fatalf("4th claim changed push: ViewCount=%d ExpiredOn=%v", got.ViewCount, got.ExpiredOn)
-	}
-	if log := mustAudit(t, s, p.ID); kinds(log) != "creation,view,view,view" {
-		t.Fatalf("audit log = %s", kinds(log))
+	if got.Name != "name" || string(got.NoteSealed) != "note" {
+		t.Fatalf("expiry dropped name/note: %q %q", got.Name, got.NoteSealed)
 	}
 }
 

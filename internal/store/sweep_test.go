@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,19 +14,125 @@ import (
 	"hush/internal/testdb"
 )
 
+// sweepSpec is one push of TestSweep's world.
+type sweepSpec struct {
+	owned       bool
+	days, views int
+	failedViews int
+	expireAt    time.Time // zero: left active
+}
+
+// sweepWorld is a store holding one push per spec, each with an owner-view
+// audit entry, some expired by hand.
+type sweepWorld struct {
+	s     *Store
+	specs map[string]sweepSpec
+	ids   map[string]int64
+}
+
+func newSweepWorld(t *testing.T, specs map[string]sweepSpec) *sweepWorld {
+	t.Helper()
+	w := &sweepWorld{s: newTestStore(t), specs: specs, ids: map[string]int64{}}
+	alice := mustUser(t, w.s, "alice@example.com")
+	for token, sp := range specs {
+		p := createPush(t, w.s, token, func(p *push.Push) {
+			p.ExpireAfterDays, p.ExpireAfterViews = sp.days, sp.views
+			if sp.owned {
+				p.UserID = alice.ID
+			}
+		})
+		w.ids[token] = p.ID
+		for range sp.failedViews {
+			if err := w.s.RecordFailedView(t.Context(), p.ID, ev(push.EventFailedView, t0.Add(time.Minute))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.s.LogEvent(t.Context(), p.ID, ev(push.EventOwnerView, t0.Add(time.Minute))); err != nil {
+			t.Fatal(err)
+		}
+		if !sp.expireAt.IsZero() {
+			if ok, err := w.s.ExpireByHand(t.Context(), p.ID, ev(push.EventExpire, sp.expireAt)); err != nil || !ok {
+				t.Fatalf("ExpireByHand(%s) = %v, %v", token, ok, err)
+			}
+		}
+	}
+	return w
+}
+
+// sweep runs one sweep and checks what it reports.
+func (w *sweepWorld) sweep(t *testing.T, at time.Time, purge time.Duration, want SweepResult) {
+	t.Helper()
+	got, err := w.s.Sweep(t.Context(), at, purge)
+	if err != nil || got != want {
+		t.Fatalf("Sweep(%v, %v) = %+v, %v; want %+v", at, purge, got, err, want)
+	}
+}
+
+// presentBut checks that every push exists except those named, and that the
+// deleted ones left no audit rows (nor any push an orphaned one).
+func (w *sweepWorld) presentBut(t *testing.T, gone ...string) {
+	t.Helper()
+	for token := range w.specs {
+		_, err := w.s.PushByKey(t.Context(), token)
+		deleted := slices.Contains(gone, token)
+		switch {
+		case !deleted && err != nil:
+			t.Errorf("%s: PushByKey: %v, want present", token, err)
+		case deleted && !errors.Is(err, push.ErrNotFound):
+			t.Errorf("%s: PushByKey err = %v, want ErrNotFound", token, err)
+		}
+		if !deleted {
+			continue
+		}
+		if log := mustAudit(t, w.s, w.ids[token]); len(log) != 0 {
+			t.Errorf("%s: deleted push kept audit entries %s", token, kinds(log))
+		}
+		if n := auditRows(t, w.s, w.ids[token]); n != 0 {
+			t.Errorf("%s: audit_logs holds %d rows of the deleted push", token, n)
+		}
+	}
+	var orphans int
+	if err := w.s.r.QueryRowContext(t.Context(),
+		`SELECT COUNT(*) FROM audit_logs WHERE push_id NOT IN (SELECT id FROM pushes)`).Scan(&orphans); err != nil {
+		t.Fatal(err)
+	}
+	if orphans != 0 {
+		t.Errorf("%d orphaned audit rows", orphans)
+	}
+}
+
+// checkSwept checks a push the sweep has just expired at now: expired then,
+// payload wiped, audit log untouched.
+func (w *sweepWorld) checkSwept(t *testing.T, token string, now time.Time) {
+	t.Helper()
+	got := mustLoad(t, w.s, token)
+	if !got.Expired || got.PayloadSealed != nil || !got.ExpiredOn.Equal(now) || got.Deleted {
+		t.Errorf("%s: swept push Expired=%v payload=%q ExpiredOn=%v Deleted=%v", token, got.Expired, got.PayloadSealed, got.ExpiredOn, got.Deleted)
+	}
+	if n := len(mustAudit(t, w.s, got.ID)); n != 2+w.specs[token].failedViews {
+		t.Errorf("%s: sweep changed the audit log (%d entries)", token, n)
+	}
+}
+
+// checkUntouched checks a push the sweep had no business with: still active,
+// or still expired when it was.
+func (w *sweepWorld) checkUntouched(t *testing.T, token string) {
+	t.Helper()
+	got, sp := mustLoad(t, w.s, token), w.specs[token]
+	if sp.expireAt.IsZero() && (got.Expired || got.PayloadSealed == nil) {
+		t.Errorf("%s: active push touched: Expired=%v payload=%q", token, got.Expired, got.PayloadSealed)
+	}
+	if !sp.expireAt.IsZero() && !got.ExpiredOn.Equal(sp.expireAt) {
+		t.Errorf("%s: ExpiredOn moved from %v to %v", token, sp.expireAt, got.ExpiredOn)
+	}
+}
+
+// TestSweep runs the sweeper step by step over pushes due and not, owned
+// and anonymous, expired long ago, just at the retention edge and recently.
 func TestSweep(t *testing.T) {
 	t.Parallel()
-	s := newTestStore(t)
-	alice := mustUser(t, s, "alice@example.com")
 	now := t0.Add(3 * push.Day)
-
-	type spec struct {
-		owned       bool
-		days, views int
-		failedViews int
-		expireAt    time.Time // zero: left active
-	}
-	specs := map[string]spec{
+	w := newSweepWorld(t, map[string]sweepSpec{
 		"anon-days":    {days: 1, views: 5},
 		"anon-views":   {days: 7, views: 1, failedViews: 1},
 		"anon-active":  {days: 7, views: 5},
@@ -37,120 +144,41 @@ func TestSweep(t *testing.T) {
 		"owned-old":    {owned: true, days: 7, views: 5, expireAt: t0.Add(time.Hour)},
 		"owned-edge":   {owned: true, days: 7, views: 5, expireAt: now.Add(-48 * time.Hour)},
 		"owned-recent": {owned: true, days: 7, views: 5, expireAt: now.Add(-time.Hour)},
+	})
+	steps := []struct {
+		name  string
+		run   func(t *testing.T)
+		after []string // the pushes deleted once the step has run
+	}{
+		{"expire the due, delete old expired anonymous ones only", func(t *testing.T) {
+			w.sweep(t, now, 0, SweepResult{Expired: 3, Deleted: 2})
+			for _, token := range []string{"anon-days", "anon-views", "owned-due"} {
+				w.checkSwept(t, token, now)
+			}
+			for _, token := range []string{"anon-active", "owned-active", "anon-recent", "owned-old", "owned-edge", "owned-recent"} {
+				w.checkUntouched(t, token)
+			}
+		}, []string{"anon-old", "anon-edge"}},
+		{"nothing left to do", func(t *testing.T) {
+			w.sweep(t, now, 0, SweepResult{})
+		}, []string{"anon-old", "anon-edge"}},
+		{"purge owned pushes expired at least 48h ago", func(t *testing.T) {
+			w.sweep(t, now, 48*time.Hour, SweepResult{Deleted: 2})
+			w.sweep(t, now, 48*time.Hour, SweepResult{})
+		}, []string{"anon-old", "anon-edge", "owned-old", "owned-edge"}},
+		{"a day later the anonymous ones expired since go; owned ones stay without a purge age", func(t *testing.T) {
+			w.sweep(t, now.Add(AnonymousRetention), 0, SweepResult{Deleted: 3})
+			w.sweep(t, now.Add(AnonymousRetention), 0, SweepResult{})
+		}, []string{"anon-old", "anon-edge", "owned-old", "owned-edge", "anon-days", "anon-views", "anon-recent"}},
 	}
-	ids := map[string]int64{}
-	for token, sp := range specs {
-		p := createPush(t, s, token, func(p *push.Push) {
-			p.ExpireAfterDays, p.ExpireAfterViews = sp.days, sp.views
-			if sp.owned {
-				p.UserID = alice.ID
-			}
-		})
-		ids[token] = p.ID
-		for range sp.failedViews {
-			if err := s.RecordFailedView(t.Context(), p.ID, ev(push.EventFailedView, t0.Add(time.Minute))); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := s.LogEvent(t.Context(), p.ID, ev(push.EventOwnerView, t0.Add(time.Minute))); err != nil {
-			t.Fatal(err)
-		}
-		if !sp.expireAt.IsZero() {
-			if ok, err := s.ExpireByHand(t.Context(), p.ID, ev(push.EventExpire, sp.expireAt)); err != nil || !ok {
-				t.Fatalf("ExpireByHand(%s) = %v, %v", token, ok, err)
-			}
-		}
-	}
-
-	// present checks which pushes exist, and that deleted ones left no audit rows.
-	present := func(t *testing.T, want map[string]bool) {
-		t.Helper()
-		for token := range specs {
-			_, err := s.PushByKey(t.Context(), token)
-			switch {
-			case want[token] && err != nil:
-				t.Errorf("%s: PushByKey: %v, want present", token, err)
-			case !want[token] && !errors.Is(err, push.ErrNotFound):
-				t.Errorf("%s: PushByKey err = %v, want ErrNotFound", token, err)
-			}
-			if !want[token] {
-				if log := mustAudit(t, s, ids[token]); len(log) != 0 {
-					t.Errorf("%s: deleted push kept audit entries %s", token, kinds(log))
-				}
-				if n := auditRows(t, s, ids[token]); n != 0 {
-					t.Errorf("%s: audit_logs holds %d rows of the deleted push", token, n)
-				}
-			}
-		}
-		var orphans int
-		if err := s.r.QueryRowContext(t.Context(),
-			`SELECT COUNT(*) FROM audit_logs WHERE push_id NOT IN (SELECT id FROM pushes)`).Scan(&orphans); err != nil {
-			t.Fatal(err)
-		}
-		if orphans != 0 {
-			t.Errorf("%d orphaned audit rows", orphans)
+	for i, step := range steps {
+		if !t.Run(fmt.Sprintf("%d %s", i+1, step.name), func(t *testing.T) {
+			step.run(t)
+			w.presentBut(t, step.after...)
+		}) {
+			return
 		}
 	}
-	all := func(except ...string) map[string]bool {
-		m := map[string]bool{}
-		for token := range specs {
-			m[token] = true
-		}
-		for _, token := range except {
-			delete(m, token)
-		}
-		return m
-	}
-	sweep := func(t *testing.T, at time.Time, purge time.Duration, want SweepResult) {
-		t.Helper()
-		got, err := s.Sweep(t.Context(), at, purge)
-		if err != nil || got != want {
-			t.Fatalf("Sweep(%v, %v) = %+v, %v; want %+v", at, purge, got, err, want)
-		}
-	}
-
-	// Step 1: expire the due pushes; delete old expired anonymous ones only.
-	sweep(t, now, 0, SweepResult{Expired: 3, Deleted: 2})
-	present(t, all("anon-old", "anon-edge"))
-	for token, sp := range specs {
-		if _, gone := map[string]bool{"anon-old": true, "anon-edge": true}[token]; gone {
-			continue
-		}
-		got := mustLoad(t, s, token)
-		due := token == "anon-days" || token == "anon-views" || token == "owned-due"
-		switch {
-		case due:
-			if !got.Expired || got.PayloadSealed != nil || !got.ExpiredOn.Equal(now) || got.Deleted {
-				t.Errorf("%s: swept push Expired=%v payload=%q ExpiredOn=%v Deleted=%v", token, got.Expired, got.PayloadSealed, got.ExpiredOn, got.Deleted)
-			}
-			if n := len(mustAudit(t, s, got.ID)); n != 2+sp.failedViews {
-				t.Errorf("%s: sweep changed the audit log (%d entries)", token, n)
-			}
-		case sp.expireAt.IsZero():
-			if got.Expired || got.PayloadSealed == nil {
-				t.Errorf("%s: active push touched: Expired=%v payload=%q", token, got.Expired, got.PayloadSealed)
-			}
-		default:
-			if !got.ExpiredOn.Equal(sp.expireAt) {
-				t.Errorf("%s: ExpiredOn moved from %v to %v", token, sp.expireAt, got.ExpiredOn)
-			}
-		}
-	}
-
-	// Step 2: nothing left to do.
-	sweep(t, now, 0, SweepResult{})
-	present(t, all("anon-old", "anon-edge"))
-
-	// Step 3: purging owned pushes expired at least 48h ago.
-	sweep(t, now, 48*time.Hour, SweepResult{Deleted: 2})
-	present(t, all("anon-old", "anon-edge", "owned-old", "owned-edge"))
-	sweep(t, now, 48*time.Hour, SweepResult{})
-
-	// Step 4: a day later the anonymous pushes expired in step 1, and the
-	// recent one, are old enough; the owned ones stay without a purge age.
-	sweep(t, now.Add(AnonymousRetention), 0, SweepResult{Deleted: 3})
-	present(t, all("anon-old", "anon-edge", "owned-old", "owned-edge", "anon-days", "anon-views", "anon-recent"))
-	sweep(t, now.Add(AnonymousRetention), 0, SweepResult{})
 }
 
 // TestSweepConcurrentInstances runs sweeps from two stores on one database
@@ -199,6 +227,46 @@ func TestSweepConcurrentInstances(t *testing.T) {
 	}
 }
 
+// seedDaysWithFiles creates n pushes with a one-day limit, withFile of them
+// (spread evenly) with a file, and returns the ids of those files.
+func seedDaysWithFiles(t *testing.T, s *Store, n, withFile int) []int64 {
+	t.Helper()
+	var fileIDs []int64
+	for i := range n {
+		p := testPush(fmt.Sprintf("days%05d", i))
+		p.ExpireAfterDays = 1
+		var files []*push.File
+		if i%(n/withFile) == n/withFile-1 {
+			files = []*push.File{{BlobID: "blob" + p.TokenKey, MetaSealed: []byte("meta"), KeySealed: []byte("key"), Size: 1}}
+		}
+		if err := s.CreatePushWithFiles(t.Context(), p, ev(push.EventCreation, t0), files); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			fileIDs = append(fileIDs, f.ID)
+		}
+	}
+	if len(fileIDs) != withFile {
+		t.Fatalf("%d file pushes, want %d", len(fileIDs), withFile)
+	}
+	return fileIDs
+}
+
+// checkKeysWiped checks that the files of pushes expired at now lost their
+// keys and are due for purging once their download links have lapsed.
+func checkKeysWiped(t *testing.T, s *Store, ids []int64, now time.Time) {
+	t.Helper()
+	for _, id := range ids {
+		f, err := s.FileByID(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.KeySealed != nil || !f.PurgeAt.Equal(now.Add(push.FileLinkTTL)) {
+			t.Errorf("file %d of an expired push: key %q, purge at %v", id, f.KeySealed, f.PurgeAt)
+		}
+	}
+}
+
 // TestSweepInChunks sweeps more pushes than one chunk holds, in every step:
 // the counts are exact, the pushes not due are untouched, and the files of
 // pushes expired in any chunk lose their keys.
@@ -215,24 +283,7 @@ func TestSweepInChunks(t *testing.T) {
 		t.Fatalf("the test needs more pushes than the chunk of %d", sweepChunk)
 	}
 	now := t0.Add(2 * push.Day)
-	var fileIDs []int64
-	for i := range byDays {
-		p := testPush(fmt.Sprintf("days%05d", i))
-		p.ExpireAfterDays = 1
-		var files []*push.File
-		if i%(byDays/withFile) == byDays/withFile-1 {
-			files = []*push.File{{BlobID: "blob" + p.TokenKey, MetaSealed: []byte("meta"), KeySealed: []byte("key"), Size: 1}}
-		}
-		if err := s.CreatePushWithFiles(t.Context(), p, ev(push.EventCreation, t0), files); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range files {
-			fileIDs = append(fileIDs, f.ID)
-		}
-	}
-	if len(fileIDs) != withFile {
-		t.Fatalf("%d file pushes, want %d", len(fileIDs), withFile)
-	}
+	fileIDs := seedDaysWithFiles(t, s, byDays, withFile)
 	for i := range byViews {
 		createPush(t, s, fmt.Sprintf("views%05d", i), nil)
 	}
@@ -260,15 +311,7 @@ func TestSweepInChunks(t *testing.T) {
 	if expired, live := counts(t); expired != byDays+byViews || live != active {
 		t.Errorf("after the sweep: %d pushes expired by it, %d active ones untouched; want %d and %d", expired, live, byDays+byViews, active)
 	}
-	for _, id := range fileIDs {
-		f, err := s.FileByID(t.Context(), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f.KeySealed != nil || !f.PurgeAt.Equal(now.Add(push.FileLinkTTL)) {
-			t.Errorf("file %d of an expired push: key %q, purge at %v", id, f.KeySealed, f.PurgeAt)
-		}
-	}
+	checkKeysWiped(t, s, fileIDs, now)
 	if got, err := s.Sweep(t.Context(), now, 0); err != nil || got != (SweepResult{}) {
 		t.Fatalf("second Sweep = %+v, %v; want nothing done", got, err)
 	}
