@@ -36,7 +36,7 @@ func migrateOpened(ctx context.Context, st *store.Store, err error) (*store.Stor
 // openDatabase opens the configured engine without migrating.
 func openDatabase(ctx context.Context, cfg *config.Config) (*store.Store, error) {
 	if path, ok := cfg.SQLitePath(); ok {
-		return store.OpenSQLiteWith(ctx, path, store.Options{Sync: cfg.SQLiteSync})
+		return store.OpenSQLiteWith(ctx, path, store.Options{Sync: cfg.SQLiteSync, BusyTimeout: cfg.SQLiteBusyTimeout})
 	}
 	return store.OpenPostgres(ctx, cfg.DatabaseURL)
 }

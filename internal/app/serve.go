@@ -67,7 +67,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger) (*serv
 	}
 	s := &server{cfg: cfg, log: log, store: st, files: files, metrics: newMetrics(cfg)}
 	s.svc = service.New(service.Deps{Store: st, Keys: keys, Argon: secure.DefaultArgon(), Files: files,
-		Observe: s.metrics.PushEvent},
+		Observe: s.metrics.PushEvent, Log: log},
 		service.Limits{Settings: cfg.Push, MaxFileSize: cfg.MaxFileSize, MaxPushSize: cfg.MaxPushSize})
 	apiServer := api.New(api.Options{Service: s.svc, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 		MaxBody: cfg.MaxJSONBody, Version: Version, Log: log})
@@ -78,7 +78,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger) (*serv
 	mux.Handle("/", s.web.Handler())
 	mux.Handle("GET /help/api", apiServer.HelpHandler())
 	mux.HandleFunc("GET /healthz", healthz)
-	mux.HandleFunc("GET /readyz", readyz(st, files))
+	mux.HandleFunc("GET /readyz", readyz(s.svc))
 	// The legacy v1 JSON paths (/p.json, /p/<token>.json …) are taken before
 	// the mux; every other path goes to it.
 	s.http = newHTTPServer(cfg, log, s.metrics, apiServer.Legacy(mux))

@@ -79,7 +79,7 @@ func (u *Uploads) Discard(ctx context.Context) {
 		return
 	}
 	for _, f := range u.files {
-		u.s.files.Delete(context.WithoutCancel(ctx), f.blobID)
+		u.s.deleteBlob(ctx, f.blobID, "upload of a create that failed")
 	}
 	u.files = nil
 }
@@ -117,11 +117,11 @@ func (s *Service) storeFile(ctx context.Context, name, contentType string, r io.
 	_, err := s.files.Put(ctx, id, pr)
 	pr.CloseWithError(io.ErrClosedPipe) // unblock the sealer if Put stopped early
 	if errors.Is(err, errFileTooLarge) || src.over {
-		s.files.Delete(context.WithoutCancel(ctx), id)
+		s.deleteBlob(ctx, id, "upload over the size limit")
 		return nil, s.tooLarge()
 	}
 	if err != nil {
-		s.files.Delete(context.WithoutCancel(ctx), id)
+		s.deleteBlob(ctx, id, "upload that failed")
 		return nil, fmt.Errorf("store file: %w", err)
 	}
 	return &upload{blobID: id, name: name, contentType: contentType, size: src.read, key: key}, nil

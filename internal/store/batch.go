@@ -138,7 +138,9 @@ func (b *batcher) drain(batch []*job) []*job {
 // commit runs the batch's bodies in one transaction. When a body fails, the
 // transaction is rolled back, the bodies before it run again together, the
 // failing one alone (so that its error is its own), and the rest as a batch.
-// When the commit itself fails, each body runs alone.
+// When the transaction fails for the database's sake (busy, full,
+// unreachable: FaultOf), every body gets that error; when it fails
+// otherwise, each body runs alone.
 func (b *batcher) commit(batch []*job) {
 	live := make([]*job, 0, len(batch))
 	for _, j := range batch {
@@ -182,6 +184,14 @@ func (b *batcher) commitJobs(live []*job) {
 			return
 		}
 		if failed < 0 {
+			if _, ok := FaultOf(err); ok {
+				// The database is busy, full or gone: one by one, each
+				// would wait and fail the same way.
+				for _, j := range live {
+					j.err <- err
+				}
+				return
+			}
 			break
 		}
 		b.commitJobs(live[:failed])
