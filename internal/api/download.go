@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"hush/internal/httpx"
 	"hush/internal/service"
 )
 
@@ -35,7 +36,7 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) error {
 	h.Set("Content-Disposition", contentDisposition(d.Name))
 	h.Set("Content-Length", strconv.FormatInt(d.Size, 10))
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(uploadDeadline))
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(httpx.MaxUploadTime))
 	w.WriteHeader(http.StatusOK)
 	if _, err := w.Write(first[:n]); err != nil {
 		return nil

@@ -27,7 +27,7 @@ type edge struct {
 // wrap returns next behind the edge middleware, outermost first: logging
 // and metrics see every response, including 429s.
 func (e *edge) wrap(next http.Handler) http.Handler {
-	return e.observe(httpx.Baseline(e.limit(next), e.hsts))
+	return e.observe(httpx.Baseline(healthOnly(e.limit(next)), e.hsts))
 }
 
 // limit refuses a client over its request allowance: the API's JSON 429 on

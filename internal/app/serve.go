@@ -50,6 +50,7 @@ type server struct {
 	web     *web.Server
 	metrics *metrics.Metrics // nil without HUSH_METRICS_ADDR
 	http    *http.Server
+	conns   *connLimiter // the bounds of the public listener's connections
 }
 
 // newServer opens the database (migrating it and checking the master key)
@@ -70,9 +71,9 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger) (*serv
 		Observe: s.metrics.PushEvent, Log: log},
 		service.Limits{Settings: cfg.Push, MaxFileSize: cfg.MaxFileSize, MaxPushSize: cfg.MaxPushSize})
 	apiServer := api.New(api.Options{Service: s.svc, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
-		MaxBody: cfg.MaxJSONBody, Version: Version, Log: log})
+		MaxBody: cfg.MaxJSONBody, Version: Version, Log: log, ReadTimeout: cfg.Hardening.ReadTimeout})
 	s.web = web.New(web.Options{Service: s.svc, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
-		DisableSignups: cfg.DisableSignups, DisableLogins: cfg.DisableLogins, Log: log})
+		DisableSignups: cfg.DisableSignups, DisableLogins: cfg.DisableLogins, Log: log, ReadTimeout: cfg.Hardening.ReadTimeout})
 	mux := httpx.NewMux()
 	mux.Handle("/api/", apiServer.Handler())
 	mux.Handle("/", s.web.Handler())
@@ -81,7 +82,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger) (*serv
 	mux.HandleFunc("GET /readyz", readyz(s.svc))
 	// The legacy v1 JSON paths (/p.json, /p/<token>.json …) are taken before
 	// the mux; every other path goes to it.
-	s.http = newHTTPServer(cfg, log, s.metrics, apiServer.Legacy(mux))
+	s.http, s.conns = newHTTPServer(cfg, log, s.metrics, apiServer.Legacy(mux))
 	return s, nil
 }
 
@@ -101,7 +102,8 @@ func (s *server) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
 	}
-	s.log.Info("listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir, "version", Version)
+	s.log.Info("listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir, "version", Version,
+		"max_conns", s.conns.max, "max_conns_per_client", s.conns.perClient)
 
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	var background sync.WaitGroup
@@ -113,7 +115,7 @@ func (s *server) run(ctx context.Context) error {
 	}()
 
 	errc := make(chan error, 1)
-	go func() { errc <- s.http.Serve(ln) }()
+	go func() { errc <- s.http.Serve(s.conns.listen(ln)) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
