@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -134,5 +135,23 @@ func TestStorageFaultAnswers(t *testing.T) {
 			t.Fatalf("the end of the fault was not logged:\n%s", srv.log.String())
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestReleaseBuildIgnoresFaultClock: the clock shift of the fault tests
+// exists only in a build with the faultclock tag; a release build pays the
+// setting no heed, so no environment can move its expiry.
+func TestReleaseBuildIgnoresFaultClock(t *testing.T) {
+	dir := t.TempDir()
+	shift := filepath.Join(dir, "clock")
+	if err := os.WriteFile(shift, []byte("1000h"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := startServe(t, map[string]string{"HUSH_DATA_DIR": dir, "HUSH_FAULT_CLOCK_FILE": shift,
+		"PWP__PW__RETRIEVAL_STEP_DEFAULT": "false"})
+	p := newPeer(t, srv.url, 1)
+	tok := p.createPush(map[string]any{"payload": "p", "expire_after_days": 1})
+	if r := p.get("/api/v2/pushes/" + tok); r.status != http.StatusOK || r.obj(t)["expired"] != false {
+		t.Fatalf("a one-day push with the clock file set to 1000h: %d %.200s", r.status, r.body)
 	}
 }

@@ -32,7 +32,11 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := newServer(ctx, cfg, newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel))
+	clock, err := processClock(e.getenv)
+	if err != nil {
+		return err
+	}
+	srv, err := newServer(ctx, cfg, newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel), clock)
 	if err != nil {
 		return err
 	}
@@ -55,8 +59,9 @@ type server struct {
 
 // newServer opens the database (migrating it and checking the master key)
 // and the file store, and builds the service, the API, the pages and the
-// public HTTP server around them.
-func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger) (*server, error) {
+// public HTTP server around them. clock is the service's clock; nil is the
+// wall clock.
+func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, clock func() time.Time) (*server, error) {
 	keys, st, err := OpenKeyed(ctx, cfg, log)
 	if err != nil {
 		return nil, err
@@ -68,7 +73,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger) (*serv
 	}
 	s := &server{cfg: cfg, log: log, store: st, files: files, metrics: newMetrics(cfg)}
 	s.svc = service.New(service.Deps{Store: st, Keys: keys, Argon: secure.DefaultArgon(), Files: files,
-		Observe: s.metrics.PushEvent, Log: log},
+		Now: clock, Observe: s.metrics.PushEvent, Log: log},
 		service.Limits{Settings: cfg.Push, MaxFileSize: cfg.MaxFileSize, MaxPushSize: cfg.MaxPushSize})
 	apiServer := api.New(api.Options{Service: s.svc, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 		MaxBody: cfg.MaxJSONBody, Version: Version, Log: log, ReadTimeout: cfg.Hardening.ReadTimeout})
