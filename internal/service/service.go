@@ -31,7 +31,8 @@ type Service struct {
 	maxFileSize int64
 	maxPushSize int64
 
-	sweep sweepState
+	sweep        sweepState
+	bcryptHashes bcryptState // whether imported bcrypt password hashes are left (passwords.go)
 }
 
 // Deps are what a Service works with.
