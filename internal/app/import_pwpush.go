@@ -250,8 +250,8 @@ func (im *importer) run(ctx context.Context) error {
 	im.progress.done()
 	im.sum.print(im.e.stdout, im)
 	if n := len(im.sum.failures); n > 0 {
-		return fmt.Errorf("%d pushes could not be imported (listed above); fix what they need and run the import again: "+
-			"what was imported stays, and nothing is imported twice", n)
+		return fmt.Errorf("%s not be imported (listed above); fix what they need and run the import again: "+
+			"what was imported stays, and nothing is imported twice", plural(n, "push could", "pushes could"))
 	}
 	return nil
 }

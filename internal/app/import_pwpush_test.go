@@ -248,7 +248,7 @@ func TestImportPwpushBadInput(t *testing.T) {
 	d := newPwpushDeployment(t, pwpushtest.SQLite, "current", nil)
 	hushDir := t.TempDir()
 	notPwpush := filepath.Join(hushDir, "hush.db")
-	if code, _, errOut := run(t, map[string]string{"HUSH_DATA_DIR": hushDir}, "", "migrate"); code != 0 {
+	if code, _, errOut := run(t, map[string]string{"HUSH_DATA_DIR": hushDir, "HUSH_DATABASE_URL": "sqlite:" + notPwpush}, "", "migrate"); code != 0 {
 		t.Fatal(errOut)
 	}
 	cases := []struct {
@@ -302,4 +302,58 @@ func TestImportPwpushBadInput(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "already holds 1 users and 0 pushes, not put there by import-pwpush") || out != "" {
 		t.Errorf("a database with its own users: %d %q %q", code, out, errOut)
 	}
+}
+
+// Without a master key the default key is tried; a key that does not
+// decrypt leaves the pushes behind, and a later run with the key adds them.
+// A push whose files cannot be read fails alone, and a later run adds it.
+func TestImportPwpushKeysAndReruns(t *testing.T) {
+	t.Run("default key, files found on the second run", func(t *testing.T) {
+		d := newPwpushDeployment(t, pwpushtest.SQLite, "default", nil)
+		env := importEnv(t, d)
+		code, out, errOut := run(t, env, "", "import-pwpush", "--from", d.dsn)
+		if code != 1 || !strings.Contains(errOut, "no Password Pusher master key given: trying its default key") ||
+			!strings.Contains(out, "pushes: 6 imported (3 live, 3 expired), 0 already there (skipped), 0 expired left behind (--skip-expired), 1 failed") ||
+			!regexp.MustCompile(`failed: push 4: file 1: blob \d+ is on the Disk service \("local"\)`).MatchString(out) ||
+			!strings.Contains(errOut, "hush: 1 push could not be imported (listed above)") {
+			t.Fatalf("first run: %d\n%s\n%s", code, out, errOut)
+		}
+		d.noSecrets(t, "the output", out+errOut)
+		code, out, errOut = run(t, env, "", "import-pwpush", "--from", d.dsn, "--pwpush-storage", d.root)
+		if code != 0 || !strings.Contains(out, "pushes: 1 imported (1 live, 0 expired), 6 already there (skipped)") ||
+			!strings.Contains(out, "files:  2 (") {
+			t.Fatalf("second run: %d\n%s\n%s", code, out, errOut)
+		}
+		srv := startServe(t, env)
+		d.servesFiles(t, &client.Client{Base: srv.url}, "f1l3pu5h")
+		if p, err := (&client.Client{Base: srv.url}).Retrieve(context.Background(), "q2x7k0b9vyw1n3", d.push("q2x7k0b9vyw1n3").passphrase); err != nil || *p.Payload != d.push("q2x7k0b9vyw1n3").payload {
+			t.Errorf("a push under the default key: %+v, %v", p, err)
+		}
+	})
+
+	t.Run("no key, then the key and --skip-expired", func(t *testing.T) {
+		d := newPwpushDeployment(t, pwpushtest.SQLite, "current", nil)
+		env := importEnv(t, d)
+		delete(env, "PWPUSH_MASTER_KEY")
+		code, out, errOut := run(t, env, "", "import-pwpush", "--from", d.dsn, "--pwpush-storage", d.root)
+		if code != 0 || !strings.Contains(out, "users:  3 imported (2 with their API token)") ||
+			!strings.Contains(out, "pushes: none imported: 8 skipped, as Password Pusher's default key does not decrypt them: run again with --pwpush-master-key") {
+			t.Fatalf("without the key: %d\n%s\n%s", code, out, errOut)
+		}
+		code, out, errOut = run(t, env, "", "import-pwpush", "--from", d.dsn, "--pwpush-storage", d.root,
+			"--pwpush-master-key", d.keys["current"], "--skip-expired")
+		if code != 0 || !strings.Contains(out, "users:  0 imported (0 with their API token), 3 already there (skipped)") ||
+			!strings.Contains(out, "pushes: 5 imported (5 live, 0 expired), 0 already there (skipped), 3 expired left behind (--skip-expired), 0 failed") {
+			t.Fatalf("with the key: %d\n%s\n%s", code, out, errOut)
+		}
+		d.noSecrets(t, "the output", out+errOut)
+		srv := startServe(t, env)
+		c := &client.Client{Base: srv.url, Token: d.user("alice@example.com").token}
+		if list, err := c.List(context.Background(), true, 1); err != nil || len(list) != 0 {
+			t.Errorf("expired pushes after --skip-expired: %+v, %v", list, err)
+		}
+		if status, _ := call(t, "GET", srv.url+"/api/v2/pushes/expiredtoken01", nil); status != 404 {
+			t.Errorf("an expired push left behind: %d", status)
+		}
+	})
 }
