@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"maps"
 	"net/http"
 	"net/url"
@@ -356,4 +357,57 @@ func TestImportPwpushKeysAndReruns(t *testing.T) {
 			t.Errorf("an expired push left behind: %d", status)
 		}
 	})
+}
+
+// Two runs at once into one database import everything once: the second
+// finds each user and push the first stored, and leaves no file behind.
+func TestImportPwpushConcurrentRuns(t *testing.T) {
+	d := newPwpushDeployment(t, pwpushtest.SQLite, "current", nil)
+	env := importEnv(t, d)
+	// The database and its key exist before the runs start, as when an
+	// operator runs the import twice by mistake.
+	if code, _, errOut := run(t, env, "", "migrate"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if code, _, errOut := run(t, env, "", "user", "create", "--email", "x@example.com", "--password", "long enough"); code != 0 {
+		t.Fatal(errOut)
+	}
+	db := rawDB(t, env)
+	if _, err := db.Exec(`DELETE FROM users`); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		code     int
+		out, err string
+	}
+	results := make(chan result, 2)
+	for range 2 {
+		go func() {
+			code, out, errOut := run(t, env, "", "import-pwpush", "--from", d.dsn, "--pwpush-storage", d.root)
+			results <- result{code, out, errOut}
+		}()
+	}
+	for range 2 {
+		if r := <-results; r.code != 0 {
+			t.Errorf("a run failed: %d\n%s\n%s", r.code, r.out, r.err)
+		}
+	}
+	var users, pushes, files, tokens int
+	if err := db.QueryRow(`SELECT (SELECT COUNT(*) FROM users), (SELECT COUNT(*) FROM pushes), (SELECT COUNT(*) FROM push_files),
+		(SELECT COUNT(*) FROM api_tokens)`).Scan(&users, &pushes, &files, &tokens); err != nil {
+		t.Fatal(err)
+	}
+	if users != 3 || pushes != 8 || files != 2 || tokens != 2 {
+		t.Errorf("after two runs at once: %d users, %d pushes, %d files, %d tokens; want 3, 8, 2, 2", users, pushes, files, tokens)
+	}
+	var blobs int
+	filepath.WalkDir(filepath.Join(env["HUSH_DATA_DIR"], "files"), func(_ string, e fs.DirEntry, _ error) error {
+		if e != nil && e.Type().IsRegular() {
+			blobs++
+		}
+		return nil
+	})
+	if blobs != 2 {
+		t.Errorf("%d blobs in the file store, want the 2 files", blobs)
+	}
 }

@@ -44,7 +44,7 @@ func (s *Store) ImportUser(ctx context.Context, u ImportedUser) (int64, bool, er
 		new bool
 	}
 	email := strings.ToLower(strings.TrimSpace(u.Email))
-	r, err := maintain(ctx, s, func(tx *Tx) (result, error) {
+	insert := func(tx *Tx) (result, error) {
 		var id int64
 		err := tx.QueryRowContext(ctx, `SELECT id FROM users WHERE email = $1`, email).Scan(&id)
 		if err == nil {
@@ -70,7 +70,12 @@ func (s *Store) ImportUser(ctx context.Context, u ImportedUser) (int64, bool, er
 			}
 		}
 		return result{id, true}, nil
-	})
+	}
+	r, err := maintain(ctx, s, insert)
+	if isUniqueViolation(err) {
+		// Another run added the email meanwhile: now it is found.
+		r, err = maintain(ctx, s, insert)
+	}
 	return r.id, r.new, err
 }
 
