@@ -7,14 +7,18 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"hush/internal/blob/s3test"
 	"hush/internal/client"
+	"hush/internal/pwpush"
 	"hush/internal/pwpush/pwpushtest"
 )
 
@@ -37,8 +41,8 @@ func (d *pwpushDeployment) noSecrets(t *testing.T, what, text string) {
 }
 
 // TestImportPwpush imports a Password Pusher deployment (on SQLite and on
-// PostgreSQL; into the engine under test) and checks, with the real program
-// serving the imported database over HTTP, that its old links, API tokens
+// PostgreSQL; into the engine under test) with the hush program, and
+// checks, with the program serving the imported database over HTTP, that its old links, API tokens
 // and passwords work: API v2, the v1 JSON paths, downloads of files that
 // were on disk and in S3, the owners' lists and audit logs, web sign-in.
 func TestImportPwpush(t *testing.T) {
@@ -47,7 +51,7 @@ func TestImportPwpush(t *testing.T) {
 		t.Run("from "+engine, func(t *testing.T) {
 			d := newPwpushDeployment(t, engine, "current", s3)
 			env := importEnv(t, d)
-			code, out, errOut := run(t, env, "", "import-pwpush", "--from", d.dsn, "--pwpush-storage", d.root)
+			code, out, errOut := runBinary(t, env, "import-pwpush", "--from", d.dsn, "--pwpush-storage", d.root)
 			if code != 0 {
 				t.Fatalf("import: %d\n%s\n%s", code, out, errOut)
 			}
@@ -81,7 +85,7 @@ func TestImportPwpush(t *testing.T) {
 				t.Errorf("%d bcrypt hashes stored, want alice's and bob's", n)
 			}
 
-			srv := startServe(t, env)
+			srv := startInstance(t, env)
 			d.servesLinks(t, srv.url)
 			d.servesTokens(t, srv.url)
 			d.signsIn(t, srv.url)
@@ -90,6 +94,24 @@ func TestImportPwpush(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runBinary runs the hush program built from cmd/hush with env alone.
+func runBinary(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(hushBinary(t), args...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
 }
 
 // servesLinks retrieves every imported push by its old url_token.
@@ -409,5 +431,31 @@ func TestImportPwpushConcurrentRuns(t *testing.T) {
 	})
 	if blobs != 2 {
 		t.Errorf("%d blobs in the file store, want the 2 files", blobs)
+	}
+}
+
+// On a terminal the progress line is rewritten in place, at most ten times
+// a second, and ended by a newline.
+func TestImportProgressLine(t *testing.T) {
+	var b strings.Builder
+	p := &progressLine{w: &b, tty: true, every: time.Hour}
+	p.totals(pwpush.Counts{Users: 2, Pushes: 8})
+	for range 2 {
+		p.user()
+	}
+	for range 3 {
+		p.push()
+	}
+	p.failed()
+	p.done()
+	want := "\r\x1b[Kimporting: users 0/2 · pushes 0/8 [....................]   0%" +
+		"\r\x1b[Kimporting: users 2/2 · pushes 3/8 [##########..........]  50% · 1 failed\n"
+	if b.String() != want {
+		t.Errorf("progress:\n%q\nwant\n%q", b.String(), want)
+	}
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1536: "1.5 KiB", 5 << 30: "5.0 GiB"} {
+		if got := byteSize(n); got != want {
+			t.Errorf("byteSize(%d) = %q", n, got)
+		}
 	}
 }
