@@ -33,9 +33,10 @@ type Service struct {
 	maxPushSize int64
 	log         *slog.Logger
 
-	sweep  sweepState
-	faults faultLog
-	ready  readyCache
+	sweep        sweepState
+	faults       faultLog
+	ready        readyCache
+	bcryptHashes bcryptState // whether imported bcrypt password hashes are left (passwords.go)
 }
 
 // Deps are what a Service works with.
