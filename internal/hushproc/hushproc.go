@@ -21,8 +21,8 @@ import (
 type Spec struct {
 	Binary string   // the hush binary
 	Env    []string // its whole environment (KEY=value)
-	// Prefix runs the binary through another command (e.g. unshare); the
-	// binary and "serve" follow it.
+	// Prefix runs the binary through another command (e.g. unshare,
+	// nsenter); the binary and its arguments follow it.
 	Prefix []string
 }
 
@@ -132,10 +132,11 @@ func (p *Proc) Stop() {
 	}
 }
 
-// Admin runs a hush admin verb to its end and returns its standard output;
-// the error carries its standard error.
+// Admin runs a hush admin verb (through s.Prefix, if set) to its end and
+// returns its standard output; the error carries its standard error.
 func Admin(ctx context.Context, s Spec, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, s.Binary, args...)
+	argv := append(append(append([]string{}, s.Prefix...), s.Binary), args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = s.Env
 	out, err := cmd.Output()
 	if err != nil {

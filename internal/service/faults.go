@@ -171,11 +171,18 @@ func (s *Service) probe(ctx context.Context) Readiness {
 	return r
 }
 
+// probeErrs checks the database and the file store side by side, so that
+// one that hangs does not spend the other's time.
 func (s *Service) probeErrs(ctx context.Context) (dbErr, filesErr error) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if s.files != nil {
+			filesErr = s.probeFiles(ctx)
+		}
+	}()
 	dbErr = s.store.ProbeWrite(ctx, s.Now().UnixMilli())
-	if s.files != nil {
-		filesErr = s.probeFiles(ctx)
-	}
+	<-done
 	return dbErr, filesErr
 }
 

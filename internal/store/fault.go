@@ -35,7 +35,7 @@ func FaultOf(err error) (push.Fault, bool) {
 	if errors.As(err, &down) {
 		return push.Fault{Code: push.CodeUnavailable, Cause: "unreachable", RetryAfter: max(down.retry, time.Second)}, true
 	}
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+	if isAny(err, syscall.ENOSPC, syscall.EDQUOT) {
 		return full(), true
 	}
 	if f, ok := sqliteFault(err); ok {
@@ -47,15 +47,25 @@ func FaultOf(err error) (push.Fault, bool) {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return busy(), true // a deadline of the server's own (readiness, a request's bound) ran out
 	}
-	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
-		return unreachable(), true
-	}
 	var netErr net.Error
-	if errors.As(err, &netErr) {
+	if errors.As(err, &netErr) || isAny(err, lostConnection...) {
 		return unreachable(), true
 	}
 	return push.Fault{}, false
+}
+
+// lostConnection are the errors of a connection to the database that broke.
+var lostConnection = []error{driver.ErrBadConn, sql.ErrConnDone, io.ErrUnexpectedEOF,
+	syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.EPIPE}
+
+// isAny reports whether err is one of targets.
+func isAny(err error, targets ...error) bool {
+	for _, t := range targets {
+		if errors.Is(err, t) {
+			return true
+		}
+	}
+	return false
 }
 
 func busy() push.Fault {
