@@ -207,7 +207,7 @@ func instanceKill(ctx context.Context, w *world) (string, error) {
 	}
 	intact := w.verifyAll(ctx, b.URL())
 	return fmt.Sprintf("one of two instances killed under 8 clients: the other served %d requests meanwhile; "+
-		"requests sent to the dead one failed to connect (answers %s); restarted %s after the kill; "+
+		"requests sent to the dead one failed to connect (answers %s); it was started again %s after the kill; "+
 		"%d acknowledged pushes intact, none served beyond its views",
 		servedMeanwhile, strings.ReplaceAll(w.statusLine(), "no answer", "no connection"), secs(back), intact), nil
 }

@@ -30,7 +30,7 @@ func s3Down(ctx context.Context, w *world) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	size := w.scale(48<<20, 128<<20)
+	size := w.scale(48<<20, 96<<20)
 	kept := map[string][32]byte{} // url_token → digest of its file
 	var link string
 	for i := range 2 {

@@ -256,3 +256,34 @@ func TestPostgresOutageBacksOff(t *testing.T) {
 		t.Fatalf("no recovery within 10s of the server's return: %v", last)
 	}
 }
+
+// TestProbeWriteKeepsItsBound: readiness asks with a deadline shorter than
+// the busy timeout; the probe answers by then (busy), even though the write
+// it queued waits on for the lock.
+func TestProbeWriteKeepsItsBound(t *testing.T) {
+	t.Parallel()
+	if testdb.Engine() != "sqlite" {
+		t.Skip("the write lock of SQLite")
+	}
+	path := filepath.Join(t.TempDir(), "hush.db")
+	s, err := OpenSQLiteWith(t.Context(), path, Options{BusyTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	release := lockWrites(t, path)
+	defer release()
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = s.ProbeWrite(ctx, 1)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("the probe took %v with a deadline of 300ms", took)
+	}
+	if f, ok := FaultOf(err); !ok || f.Cause != "busy" {
+		t.Errorf("probe under a held lock: %v → %+v %v; want busy", err, f, ok)
+	}
+}

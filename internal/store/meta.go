@@ -37,11 +37,24 @@ func (s *Store) SetMeta(ctx context.Context, name string, value []byte, onlyIfAb
 // ProbeWrite commits a small write through the same door as the requests'
 // writes, so that readiness sees what they would: a lock held elsewhere, a
 // full disk, a database that cannot be reached.
+//
+// Unlike a request's write, it returns when ctx ends even if the write is
+// still waiting for the lock (it is then left out, or commits unseen:
+// either is harmless), so that readiness answers within its own bound.
 func (s *Store) ProbeWrite(ctx context.Context, at int64) error {
-	_, err := write(ctx, s, func(tx *Tx) (struct{}, error) {
-		_, err := tx.ExecContext(ctx, `INSERT INTO meta (name, value) VALUES ('ready_probe', $1)
-			ON CONFLICT (name) DO UPDATE SET value = excluded.value`, []byte(fmt.Sprint(at)))
-		return struct{}{}, err
-	})
-	return err
+	done := make(chan error, 1)
+	go func() {
+		_, err := write(ctx, s, func(tx *Tx) (struct{}, error) {
+			_, err := tx.ExecContext(ctx, `INSERT INTO meta (name, value) VALUES ('ready_probe', $1)
+				ON CONFLICT (name) DO UPDATE SET value = excluded.value`, []byte(fmt.Sprint(at)))
+			return struct{}{}, err
+		})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
