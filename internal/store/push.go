@@ -160,15 +160,18 @@ type Claim struct {
 // both take the last view. On success the view is logged in the same
 // transaction, and when it was the last view the push is expired there too.
 // It is not claimed when the push was already used up, expired or out of
-// days. A view is always logged: the audit cap keeps room for every view
-// left (logCapped), so it never stands in the way of one.
+// time. A view is always logged: the audit cap keeps room for every view
+// left (logCapped), so it never stands in the way of one. A view leaves
+// updated_at alone, as Password Pusher does; the last one, which expires
+// the push, sets it.
 func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (Claim, error) {
 	now := ms(ev.CreatedAt)
 	return write(ctx, s, func(tx *Tx) (Claim, error) {
 		var views, maxViews, files int
 		// The last view also expires the push in the same statement: every
 		// SET expression reads the row as it was before the update.
-		err := tx.QueryRowContext(ctx, `UPDATE pushes SET view_count = view_count + 1, log_count = log_count + 1, updated_at = $2,
+		err := tx.QueryRowContext(ctx, `UPDATE pushes SET view_count = view_count + 1, log_count = log_count + 1,
+				updated_at = CASE WHEN view_count + 1 >= expire_after_views THEN $2 ELSE updated_at END,
 				expired = CASE WHEN view_count + 1 >= expire_after_views THEN 1 ELSE 0 END,
 				expired_on = CASE WHEN view_count + 1 >= expire_after_views THEN $2 ELSE expired_on END,
 				payload = CASE WHEN view_count + 1 >= expire_after_views THEN NULL ELSE payload END,
