@@ -19,6 +19,8 @@ func TestAuthentication(t *testing.T) {
 		{"Authorization", "Bearer wrong"},
 		{"Authorization", "Bearer "},
 		{"X-User-Token", "wrong"},
+		{"X-User-Token", owner}, // a token without its email authenticates nobody, as in Password Pusher
+		{"X-User-Email", "", "X-User-Token", owner},
 		{"X-User-Email", "o@example.com", "X-User-Token", "wrong"},
 		{"X-User-Email", "o@example.com", "X-User-Token", "wrong", "Authorization", "Bearer " + owner},
 	}
@@ -44,6 +46,7 @@ func TestAuthentication(t *testing.T) {
 		{"Authorization", "Bearer    " + owner},
 		{"X-User-Email", "ignored@example.com", "X-User-Token", owner},
 		{"X-User-Email", "x@example.com", "X-User-Token", owner, "Authorization", "Bearer wrong"},
+		{"X-User-Token", "no email, so Authorization counts", "Authorization", "Bearer " + owner},
 	}
 	for _, hdr := range good {
 		wantStatus(t, fmt.Sprintf("active with %v", hdr), h.do("GET", "/api/v2/pushes/active", nil, hdr...), 200)
