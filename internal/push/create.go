@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -27,6 +28,7 @@ type Draft struct {
 	Name              string
 	Passphrase        string
 	ExpireAfterDays   int
+	ExpireAfter       time.Duration // a sub-day time limit; 0: ExpireAfterDays days
 	ExpireAfterViews  int
 	DeletableByViewer *bool
 	RetrievalStep     bool

@@ -12,22 +12,22 @@ import (
 
 const pushColumns = `id, token_key, token_sealed, kind, user_id, name, note, payload, passphrase_salt,
 	expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
-	view_count, log_count, expired, deleted, expired_on, created_at, updated_at, file_count`
+	view_count, log_count, expired, deleted, expired_on, created_at, updated_at, file_count, expires_at`
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanPush(row scanner) (*push.Push, error) {
 	var (
-		p                            push.Push
-		kind                         string
-		userID, deletable, expiredOn sql.NullInt64
-		retrieval, expired, deleted  int
-		createdAt, updatedAt         int64
+		p                             push.Push
+		kind                          string
+		userID, deletable, expiredOn  sql.NullInt64
+		retrieval, expired, deleted   int
+		createdAt, updatedAt, expires int64
 	)
 	var key sql.NullString
 	err := row.Scan(&p.ID, &key, &p.TokenSealed, &kind, &userID, &p.Name, &p.NoteSealed, &p.PayloadSealed,
 		&p.PassphraseSalt, &p.ExpireAfterDays, &p.ExpireAfterViews, &deletable, &retrieval,
-		&p.ViewCount, &p.LogCount, &expired, &deleted, &expiredOn, &createdAt, &updatedAt, &p.FileCount)
+		&p.ViewCount, &p.LogCount, &expired, &deleted, &expiredOn, &createdAt, &updatedAt, &p.FileCount, &expires)
 	if err != nil {
 		return nil, err
 	}
@@ -47,6 +47,11 @@ func scanPush(row scanner) (*push.Push, error) {
 	}
 	p.CreatedAt = fromMS(createdAt)
 	p.UpdatedAt = fromMS(updatedAt)
+	// The time limit is the stored instant; one that is not the day limit
+	// is a sub-day duration (docs/decisions.md, D4).
+	if limit := fromMS(expires).Sub(p.CreatedAt); limit > 0 && limit != time.Duration(p.ExpireAfterDays)*push.Day {
+		p.ExpireAfter = limit
+	}
 	return &p, nil
 }
 
