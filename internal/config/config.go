@@ -128,6 +128,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		loadWeb,
 		loadS3,
 		loadHardening,
+		loadCompat,
 	}
 	var errs []error
 	for _, step := range steps {

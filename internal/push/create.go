@@ -48,7 +48,7 @@ type CreateRequest struct {
 	Passphrase          string
 	ExpireAfterDays     *int
 	ExpireAfterViews    *int
-	ExpireAfterDuration *int  // the official CLI's duration code (docs/decisions.md, D4); ExpireAfterDays wins
+	ExpireAfterDuration *int  // the official clients' duration code (docs/decisions.md, D4); ExpireAfterDays wins
 	DeletableByViewer   *bool // ignored for URL pushes
 	RetrievalStep       *bool
 	// WithFiles reports that the sender named files at all (a files key,
@@ -69,13 +69,40 @@ func (r *CreateRequest) NeedsAuth() bool {
 	return r.WithFiles || (r.Kind != nil && *r.Kind == KindFile)
 }
 
-// durationDays maps the official CLI's expire_after_duration to days (docs/decisions.md, D4).
+// SubDayDuration is one of the expire_after_duration codes under a day
+// that Password Pusher's clients send (docs/decisions.md, D4).
+type SubDayDuration struct {
+	Code  int
+	Limit time.Duration
+	Label string
+}
+
+// SubDayDurations are the codes 0..5, shortest first.
+var SubDayDurations = []SubDayDuration{
+	{0, 15 * time.Minute, "15 minutes"},
+	{1, 30 * time.Minute, "30 minutes"},
+	{2, 45 * time.Minute, "45 minutes"},
+	{3, time.Hour, "1 hour"},
+	{4, 6 * time.Hour, "6 hours"},
+	{5, 12 * time.Hour, "12 hours"},
+}
+
+// durationDays maps the duration codes 6..17 to days (docs/decisions.md, D4).
 var durationDays = map[int]int{6: 1, 7: 2, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7, 13: 14, 14: 21, 15: 30, 16: 60, 17: 90}
 
+// subDayLimit is the time limit of a sub-day duration code.
+func subDayLimit(code int) (time.Duration, bool) {
+	if code < 0 || code >= len(SubDayDurations) {
+		return 0, false
+	}
+	return SubDayDurations[code].Limit, true
+}
+
 // Validate applies the instance settings to a create request: the kind,
-// the payload's rules, the file count, the ranges of days and views
-// (docs/decisions.md, D3 and D4) and the defaults of the flags. Every error is reported at once, with
-// those found reading the request.
+// the payload's rules, the file count, the limits of days and views —
+// brought into the kind's range (docs/decisions.md, D3 and D4) — and the
+// defaults of the flags. Every error is reported at once, with those found
+// reading the request.
 func Validate(r *CreateRequest, s *Settings) (*Draft, error) {
 	errs := FieldErrors{}
 	for f, msgs := range r.Errors {
@@ -108,11 +135,10 @@ func Validate(r *CreateRequest, s *Settings) (*Draft, error) {
 			errs.Add("base", "Notify by email feature is not enabled")
 		}
 	}
-	d.ExpireAfterDays = expireDays(r, ks, errs)
+	d.ExpireAfterDays, d.ExpireAfter = expiry(r, s, d.Kind)
 	d.ExpireAfterViews = ks.ExpireAfterViewsDefault
 	if r.ExpireAfterViews != nil {
-		d.ExpireAfterViews = *r.ExpireAfterViews
-		checkRange(errs, "expire_after_views", d.ExpireAfterViews, ks.ExpireAfterViewsMin, ks.ExpireAfterViewsMax)
+		d.ExpireAfterViews = clamp(*r.ExpireAfterViews, ks.ExpireAfterViewsMin, ks.ExpireAfterViewsMax)
 	}
 	if d.Kind != KindURL {
 		v := ks.EnableDeletable && orDefault(r.DeletableByViewer, ks.DeletableDefault)
@@ -125,24 +151,33 @@ func Validate(r *CreateRequest, s *Settings) (*Draft, error) {
 	return d, nil
 }
 
-// expireDays is the day limit a request asks for: expire_after_days, else
-// the duration code, else the kind's default.
-func expireDays(r *CreateRequest, ks *KindSettings, errs FieldErrors) int {
+// expiry is the time limit a request asks for, as applied: its
+// expire_after_days, else its duration code, else the kind's default. Days
+// outside the kind's range are brought into it; a sub-day duration is one
+// day in expire_after_days with its exact limit, where the instance offers
+// it for the kind, and the kind's shortest day limit where not; an unknown
+// code is ignored (docs/decisions.md, D3 and D4).
+func expiry(r *CreateRequest, s *Settings, k Kind) (days int, exact time.Duration) {
+	ks := s.ForKind(k)
 	switch {
 	case r.ExpireAfterDays != nil:
-		checkRange(errs, "expire_after_days", *r.ExpireAfterDays, ks.ExpireAfterDaysMin, ks.ExpireAfterDaysMax)
-		return *r.ExpireAfterDays
-	case r.ExpireAfterDuration != nil && len(errs["expire_after_days"]) == 0:
-		days, known := durationDays[*r.ExpireAfterDuration]
-		if !known {
-			errs.Add("expire_after_duration", "must be an integer from 6 to 17")
-			return ks.ExpireAfterDaysDefault
+		return clamp(*r.ExpireAfterDays, ks.ExpireAfterDaysMin, ks.ExpireAfterDaysMax), 0
+	case r.ExpireAfterDuration == nil:
+	case durationDays[*r.ExpireAfterDuration] > 0:
+		return clamp(durationDays[*r.ExpireAfterDuration], ks.ExpireAfterDaysMin, ks.ExpireAfterDaysMax), 0
+	default:
+		if limit, ok := subDayLimit(*r.ExpireAfterDuration); ok {
+			if s.SubDayOffered(k) {
+				return 1, limit
+			}
+			return ks.ExpireAfterDaysMin, 0
 		}
-		checkRange(errs, "expire_after_duration", days, ks.ExpireAfterDaysMin, ks.ExpireAfterDaysMax)
-		return days
 	}
-	return ks.ExpireAfterDaysDefault
+	return ks.ExpireAfterDaysDefault, 0
 }
+
+// clamp brings v into lo..hi.
+func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
 
 func orDefault(v *bool, def bool) bool {
 	if v == nil {
@@ -200,10 +235,4 @@ func validURL(s string) bool {
 	}
 	scheme := strings.ToLower(u.Scheme)
 	return scheme == "http" || scheme == "https"
-}
-
-func checkRange(errs FieldErrors, field string, v, lo, hi int) {
-	if v < lo || v > hi {
-		errs.Add(field, fmt.Sprintf("must be between %d and %d", lo, hi))
-	}
 }

@@ -73,9 +73,9 @@ func TestCreateKindsAndErrors(t *testing.T) {
 	}
 	c.get(r.header.Get("Location")).has(t, "needs its passphrase")
 
-	bad := c.post("/", createForm("url", "javascript:alert(1)", "expire_after_days", "500"))
+	bad := c.post("/", createForm("url", "javascript:alert(1)", "expire_after_days", "seven"))
 	bad.expect(t, http.StatusUnprocessableEntity)
-	bad.has(t, "must be a valid HTTP or HTTPS URL.", "must be between 1 and 90", `value="javascript:alert(1)"`)
+	bad.has(t, "must be a valid HTTP or HTTPS URL.", "must be an integer", `value="javascript:alert(1)"`)
 	empty := c.post("/", createForm("text", "  "))
 	empty.expect(t, http.StatusUnprocessableEntity)
 	empty.has(t, "Payload is required.")
