@@ -17,11 +17,14 @@ const uploadDeadline = 30 * time.Minute
 // file parts go straight into up, sealed, one chunk at a time. Only a
 // caller who may attach files may send a body the size of its files, and
 // only once a file's contents begin does the read deadline stretch to
-// uploadDeadline; anyone else gets the JSON body limit and the server's
-// read timeout, so an anonymous client cannot hold memory or a connection
-// (docs/decisions.md, D24).
+// uploadDeadline; anyone else gets the field limit and the server's read
+// timeout, so an anonymous client cannot hold memory or a connection
+// (docs/decisions.md, D24). The field limit is the JSON body limit, at most
+// push.MaxMultipartFields: multipart values need no escaping, so the
+// largest payload takes its UTF-8 bytes only.
 func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *push.User, wrapper string, up *service.Uploads) (Params, error) {
-	limit := s.maxBody
+	fields := min(s.maxBody, push.MaxMultipartFields)
+	limit := fields
 	if s.svc.MayAttach(user) {
 		limit += s.svc.MaxPushSize()
 	}
@@ -32,7 +35,7 @@ func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *p
 	}
 	form, sawFiles, err := httpx.StreamForm(r.Context(), r.Body, ctParams["boundary"], httpx.FormRules{
 		IsFileField:   func(name string) bool { return name == wrapper+"[files][]" || name == wrapper+"[files]" },
-		MaxFieldBytes: s.maxBody,
+		MaxFieldBytes: fields,
 		Allow: func(count int) (bool, error) {
 			if user == nil {
 				return false, unauthenticated(service.MsgSignIn)

@@ -22,7 +22,7 @@ const (
 	defaultAddr            = ":5100"
 	defaultDataDir         = "./data"
 	defaultLogFormat       = "text"
-	defaultMaxJSONBody     = 2 << 20 // 2 MiB
+	defaultMaxJSONBody     = push.MaxEncodedPayload + 1<<20 // the largest payload in its worst encoding, and 1 MiB for the other fields: 13 MiB
 	defaultMaxFileSize     = 100 << 20
 	defaultMaxPushSize     = 1 << 30
 	defaultSweepInterval   = time.Minute

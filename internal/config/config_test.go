@@ -42,7 +42,7 @@ func TestDefaults(t *testing.T) {
 		SQLiteSync:      "normal",
 		LogFormat:       "text",
 		LogLevel:        slog.LevelInfo,
-		MaxJSONBody:     2097152,
+		MaxJSONBody:     13 << 20,
 		MaxFileSize:     100 << 20,
 		MaxPushSize:     1 << 30,
 		SweepInterval:   time.Minute,

@@ -14,6 +14,22 @@ const (
 	MaxQRPayload   = 1024
 )
 
+// MaxPayloadBytes is the most UTF-8 bytes of a valid text payload:
+// MaxTextPayload characters of 4 bytes each. A multipart body carries
+// values as they are, so this is also their largest encoding there.
+const MaxPayloadBytes = 4 * MaxTextPayload
+
+// MaxMultipartFields bounds what is not a file's contents in a multipart
+// create: the largest payload as it is, and 1 MiB for the other fields.
+const MaxMultipartFields = MaxPayloadBytes + 1<<20
+
+// MaxEncodedPayload is the most bytes a valid text payload can take in a
+// request body: MaxTextPayload characters outside the Basic Multilingual
+// Plane, each 12 bytes when escaped in JSON as a surrogate pair
+// (\ud83d\udd11) or percent-encoded in a form (%F0%9F%94%91). Body limits
+// are at least this, so that no valid payload is refused for its encoding.
+const MaxEncodedPayload = 12 * MaxTextPayload
+
 // MaxQRBytes is the most UTF-8 bytes a QR code holds at the error
 // correction level Hush draws with (version 40, level M, byte mode): a QR
 // payload within MaxQRPayload characters but beyond this could be stored

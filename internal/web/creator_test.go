@@ -174,3 +174,18 @@ func TestAuditPage(t *testing.T) {
 	keep := h.create(u, fields{"payload": "p", "deletable_by_viewer": "false"})
 	other.post("/p/"+keep+"/expire", nil).expect(t, http.StatusForbidden)
 }
+
+// TestCreateLargestPayload: the create form takes a text payload of the
+// maximum length even when every character is percent-encoded in 12 bytes
+// (outside the Basic Multilingual Plane), as a browser sends it.
+func TestCreateLargestPayload(t *testing.T) {
+	h := newHarness(t, nil)
+	form := createForm("text", strings.Repeat("🔑", push.MaxTextPayload))
+	if n := len(form.Encode()); n <= 12<<20 {
+		t.Fatalf("the form is %d bytes, not the worst case", n)
+	}
+	r := h.client().post("/", form)
+	if r.status != http.StatusSeeOther {
+		t.Fatalf("status %d, want 303: %.300s", r.status, r.body)
+	}
+}

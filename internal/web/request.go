@@ -28,8 +28,9 @@ func pageParam(r *http.Request) int {
 	return n
 }
 
-// maxForm bounds a form body: a text payload is at most 1 MiB characters.
-const maxForm = 5 << 20
+// maxForm bounds a form body: the largest text payload percent-encoded
+// (push.MaxEncodedPayload), and 1 MiB for the other fields.
+const maxForm = push.MaxEncodedPayload + 1<<20
 
 // Forms that could not be read.
 var (

@@ -34,10 +34,11 @@ var (
 //
 // Only a visitor who may attach files may send a body the size of its files,
 // and only once a file's contents begin does the read deadline stretch to
-// uploadDeadline; anyone else gets the form limit and the server's read
-// timeout (docs/decisions.md, D24).
+// uploadDeadline; anyone else gets the field limit (the largest payload
+// as it is, push.MaxMultipartFields) and the server's read timeout
+// (docs/decisions.md, D24).
 func (s *Server) parseCreateMultipart(w http.ResponseWriter, r *http.Request, u *push.User, up *service.Uploads) (url.Values, error) {
-	limit := int64(maxForm)
+	limit := int64(push.MaxMultipartFields)
 	if s.filesAllowed(u) {
 		limit += s.svc.MaxPushSize()
 	}
@@ -48,7 +49,7 @@ func (s *Server) parseCreateMultipart(w http.ResponseWriter, r *http.Request, u 
 	}
 	form, _, err := httpx.StreamForm(r.Context(), r.Body, params["boundary"], httpx.FormRules{
 		IsFileField:   func(name string) bool { return name == "files" },
-		MaxFieldBytes: maxForm,
+		MaxFieldBytes: push.MaxMultipartFields,
 		Allow: func(count int) (bool, error) {
 			switch {
 			case u == nil:
