@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -57,4 +58,121 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// send makes one request with header pairs and returns the answer.
+func send(t *testing.T, method, url, body string, hdr ...string) *client.Response {
+	t.Helper()
+	h := http.Header{}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		h.Set(hdr[i], hdr[i+1])
+	}
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	res, err := (&client.Client{}).Do(context.Background(), method, url, rd, h)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	return res
+}
+
+// preflight is what a browser sends before a cross-origin create.
+func preflight(t *testing.T, url, origin string) *client.Response {
+	return send(t, "OPTIONS", url, "", "Origin", origin, "Access-Control-Request-Method", "POST",
+		"Access-Control-Request-Headers", "authorization,content-type,x-user-email,x-user-token")
+}
+
+// TestClientCORS: a page of another site may call the JSON API (v2 and
+// v1) from a browser — preflights are answered and every API answer, a 429
+// included, carries Access-Control-Allow-Origin — without credentials; the
+// pages, which authenticate by cookie, never get CORS headers.
+func TestClientCORS(t *testing.T) {
+	srv := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir()})
+	const origin = "https://tool.example"
+	tok := (&peer{t: t, base: srv.url, c: http.DefaultClient}).createPush(map[string]any{"payload": "x", "retrieval_step": false})
+	for _, path := range []string{"/api/v2/pushes", "/api/v2/pushes.json", "/p.json", "/api/v2/pushes/" + tok, "/p/" + tok + ".json",
+		"/api/v2/pushes/active", "/api/v2/version"} {
+		res := preflight(t, srv.url+path, origin)
+		if res.Status != http.StatusNoContent || res.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("preflight %s: %d, Allow-Origin %q", path, res.Status, res.Header.Get("Access-Control-Allow-Origin"))
+		}
+		methods, headers := res.Header.Get("Access-Control-Allow-Methods"), res.Header.Get("Access-Control-Allow-Headers")
+		for _, m := range []string{"GET", "POST", "DELETE"} {
+			if !strings.Contains(methods, m) {
+				t.Errorf("preflight %s: Allow-Methods %q lacks %s", path, methods, m)
+			}
+		}
+		for _, hd := range []string{"Authorization", "Content-Type", "X-User-Email", "X-User-Token"} {
+			if !strings.Contains(headers, hd) {
+				t.Errorf("preflight %s: Allow-Headers %q lacks %s", path, headers, hd)
+			}
+		}
+		if c := res.Header.Get("Access-Control-Allow-Credentials"); c != "" {
+			t.Errorf("preflight %s: Allow-Credentials %q", path, c)
+		}
+	}
+	// The calls themselves: creates on both APIs, a retrieve, an error.
+	for _, c := range []struct{ method, path, body string }{
+		{"POST", "/p.json", `{"password":{"payload":"from a page"}}`},
+		{"POST", "/api/v2/pushes", `{"push":{"payload":"from a page"}}`},
+		{"GET", "/api/v2/pushes/" + tok + "/preview", ""},
+		{"GET", "/api/v2/pushes/nope", ""},
+	} {
+		res := send(t, c.method, srv.url+c.path, c.body, "Origin", origin, "Content-Type", "application/json")
+		if res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Status >= 500 {
+			t.Errorf("%s %s: %d, Allow-Origin %q", c.method, c.path, res.Status, res.Header.Get("Access-Control-Allow-Origin"))
+		}
+	}
+	// Pages never: not the form, not the secret's pages, not the help.
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/"}, {"OPTIONS", "/"}, {"POST", "/"}, {"GET", "/p/" + tok}, {"OPTIONS", "/p/" + tok},
+		{"GET", "/users/sign_in"}, {"OPTIONS", "/users/sign_in"}, {"GET", "/help/api"}, {"GET", "/dashboard"},
+	} {
+		res := send(t, c.method, srv.url+c.path, "", "Origin", origin, "Access-Control-Request-Method", "POST")
+		if h := res.Header.Get("Access-Control-Allow-Origin"); h != "" || res.Status == http.StatusNoContent {
+			t.Errorf("page %s %s: %d, Allow-Origin %q", c.method, c.path, res.Status, h)
+		}
+	}
+
+	// A 429 of the request limit carries the header too, or a page could
+	// not tell it from a network error.
+	limited := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir(), "PWP__THROTTLING__MINUTE": "2"})
+	var last *client.Response
+	for range 4 {
+		last = send(t, "GET", limited.url+"/api/v2/version", "", "Origin", origin)
+	}
+	if last.Status != http.StatusTooManyRequests || last.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("429: %d, Allow-Origin %q", last.Status, last.Header.Get("Access-Control-Allow-Origin"))
+	}
+}
+
+// TestClientCORSConfigured: HUSH_CORS_ORIGINS names the origins allowed
+// (echoed, with Vary: Origin), or turns CORS off.
+func TestClientCORSConfigured(t *testing.T) {
+	listed := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir(), "HUSH_CORS_ORIGINS": "https://tool.example, http://localhost:3000"})
+	res := preflight(t, listed.url+"/api/v2/pushes", "https://tool.example")
+	if res.Status != http.StatusNoContent || res.Header.Get("Access-Control-Allow-Origin") != "https://tool.example" ||
+		!strings.Contains(res.Header.Get("Vary"), "Origin") {
+		t.Errorf("listed origin: %d %v", res.Status, res.Header)
+	}
+	res = send(t, "POST", listed.url+"/api/v2/pushes", `{"push":{"payload":"x"}}`, "Origin", "http://localhost:3000", "Content-Type", "application/json")
+	if res.Status != http.StatusCreated || res.Header.Get("Access-Control-Allow-Origin") != "http://localhost:3000" {
+		t.Errorf("listed origin, create: %d %q", res.Status, res.Header.Get("Access-Control-Allow-Origin"))
+	}
+	res = preflight(t, listed.url+"/api/v2/pushes", "https://other.example")
+	if res.Header.Get("Access-Control-Allow-Origin") != "" || res.Header.Get("Access-Control-Allow-Methods") != "" {
+		t.Errorf("an origin not listed: %v", res.Header)
+	}
+
+	off := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir(), "HUSH_CORS_ORIGINS": "none"})
+	res = preflight(t, off.url+"/api/v2/pushes", "https://tool.example")
+	if res.Status != http.StatusMethodNotAllowed || res.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("CORS off, preflight: %d %v", res.Status, res.Header)
+	}
+	res = send(t, "POST", off.url+"/p.json", `{"password":{"payload":"x"}}`, "Origin", "https://tool.example", "Content-Type", "application/json")
+	if res.Status != http.StatusCreated || res.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("CORS off, create: %d %q", res.Status, res.Header.Get("Access-Control-Allow-Origin"))
+	}
 }

@@ -21,13 +21,15 @@ type edge struct {
 	metrics *metrics.Metrics // nil when HUSH_METRICS_ADDR is unset
 	limiter *ratelimit.Limiter
 	trusted []netip.Prefix
-	hsts    bool // the base URL is https
+	hsts    bool     // the base URL is https
+	cors    []string // origins whose pages may call the API (api.CORS); nil: none
 }
 
 // wrap returns next behind the edge middleware, outermost first: logging
-// and metrics see every response, including 429s.
+// and metrics see every response, and the API's CORS headers are on every
+// API response, 429s included.
 func (e *edge) wrap(next http.Handler) http.Handler {
-	return e.observe(httpx.Baseline(e.limit(next), e.hsts))
+	return e.observe(httpx.Baseline(api.CORS(e.cors, e.limit(next)), e.hsts))
 }
 
 // limit refuses a client over its request allowance: the API's JSON 429 on

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -21,5 +22,33 @@ func TestSubDayDurations(t *testing.T) {
 	}
 	if !strings.Contains(Usage(), "HUSH_SUBDAY_DURATIONS") {
 		t.Error("Usage does not list HUSH_SUBDAY_DURATIONS")
+	}
+}
+
+func TestCORSOrigins(t *testing.T) {
+	for _, c := range []struct {
+		value string
+		want  []string
+	}{
+		{"", []string{"*"}}, // unset, as every empty variable
+		{"*", []string{"*"}},
+		{"none", nil},
+		{"OFF", nil},
+		{"https://app.example.com", []string{"https://app.example.com"}},
+		{" HTTPS://App.Example.com/ , http://localhost:3000", []string{"https://app.example.com", "http://localhost:3000"}},
+	} {
+		got := mustLoad(t, nil, map[string]string{"HUSH_CORS_ORIGINS": c.value}).CORSOrigins
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: %q, want %q", c.value, got, c.want)
+		}
+	}
+	for _, bad := range []string{"app.example.com", "ftp://x.example", "https://x.example/path", "https://", ",", "https://u@x.example", "*,https://x.example"} {
+		_, err := Load(nil, envMap(map[string]string{"HUSH_CORS_ORIGINS": bad}))
+		if err == nil || !strings.Contains(err.Error(), "HUSH_CORS_ORIGINS") {
+			t.Errorf("%q: %v, want an error naming HUSH_CORS_ORIGINS", bad, err)
+		}
+	}
+	if !strings.Contains(Usage(), "HUSH_CORS_ORIGINS") {
+		t.Error("Usage does not list HUSH_CORS_ORIGINS")
 	}
 }

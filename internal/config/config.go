@@ -54,6 +54,7 @@ type Config struct {
 	DisableSignups    bool           // PWP__DISABLE_SIGNUPS: no self-service sign-up page
 	DisableLogins     bool           // PWP__DISABLE_LOGINS: no web sign-in (API tokens still work)
 	S3                *S3            // S3-compatible file storage, or nil for <data-dir>/files
+	CORSOrigins       []string       // HUSH_CORS_ORIGINS: origins whose pages may call the API, "*" for any; nil: no CORS
 	Hardening         Hardening      // rate limits, server timeouts, metrics listener (hardening.go)
 }
 
@@ -120,6 +121,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		SweepInterval:   defaultSweepInterval,
 		ShutdownTimeout: defaultShutdownTimeout,
 		Push:            push.DefaultSettings(),
+		CORSOrigins:     []string{"*"},
 	}
 	steps := []func(*source, *Config) error{
 		loadServer,

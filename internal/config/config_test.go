@@ -48,6 +48,7 @@ func TestDefaults(t *testing.T) {
 		SweepInterval:   time.Minute,
 		ShutdownTimeout: 15 * time.Second,
 		Push:            push.DefaultSettings(),
+		CORSOrigins:     []string{"*"},
 		Hardening:       DefaultHardening(),
 	}
 	if !reflect.DeepEqual(c, want) {
