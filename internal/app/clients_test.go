@@ -176,3 +176,106 @@ func TestClientCORSConfigured(t *testing.T) {
 		t.Errorf("CORS off, create: %d %q", res.Status, res.Header.Get("Access-Control-Allow-Origin"))
 	}
 }
+
+// noRedirect sends one request and returns its answer without following
+// a redirect.
+func noRedirect(t *testing.T, method, url string) *client.Response {
+	t.Helper()
+	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := (&client.Client{HTTP: hc}).Do(context.Background(), method, url, nil, nil)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	return res
+}
+
+// TestClientOldAddresses: the addresses an operator's probes, links and
+// bookmarks use with Password Pusher work — /up, the /f/ and /r/ pages,
+// locale-prefixed links, /api_tokens — and so does any route with a
+// trailing slash or a double slash, served at once rather than redirected;
+// no token of them reaches the log.
+func TestClientOldAddresses(t *testing.T) {
+	srv := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir()})
+	up, healthz := noRedirect(t, "GET", srv.url+"/up"), noRedirect(t, "GET", srv.url+"/healthz")
+	if up.Status != 200 || string(up.Body) != string(healthz.Body) || up.Header.Get("Content-Type") != healthz.Header.Get("Content-Type") {
+		t.Errorf("/up: %d %q, /healthz: %d %q", up.Status, up.Body, healthz.Status, healthz.Body)
+	}
+	c := &client.Client{Base: srv.url}
+	p, err := c.Create(context.Background(), map[string]any{"payload": "old links", "expire_after_views": 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := p.URLToken
+	for from, to := range map[string]string{
+		"/f/" + tok:                 "/p/" + tok,
+		"/f/" + tok + "/r":          "/p/" + tok + "/r",
+		"/r/" + tok:                 "/p/" + tok,
+		"/r/" + tok + "/r":          "/p/" + tok + "/r",
+		"/f/" + tok + "/passphrase": "/p/" + tok + "/passphrase",
+		"/en/p/" + tok:              "/p/" + tok,
+		"/pt-BR/p/" + tok + "/r":    "/p/" + tok + "/r",
+		"/de/f/" + tok + "/r":       "/p/" + tok + "/r",
+		"/fr/r/" + tok:              "/p/" + tok,
+		"/api_tokens":               "/users/token",
+		"/en/p/" + tok + "/r/":      "/p/" + tok + "/r",
+	} {
+		res := noRedirect(t, "GET", srv.url+from)
+		if res.Status != http.StatusMovedPermanently || res.Header.Get("Location") != to {
+			t.Errorf("GET %s: %d → %q, want 301 → %s", from, res.Status, res.Header.Get("Location"), to)
+		}
+	}
+	// Followed, an old /r link lands on the retrieval step, which uses no view.
+	if res := send(t, "GET", srv.url+"/f/"+tok+"/r", ""); res.Status != 200 || !strings.Contains(string(res.Body), "Reveal the secret") {
+		t.Errorf("following /f/<token>/r: %d", res.Status)
+	}
+
+	// A trailing slash, or a double slash, on every kind of route.
+	for _, c := range []struct {
+		method, path, body string
+		status             int
+		has                string
+	}{
+		{"POST", "/api/v2/pushes/", `{"push":{"payload":"slash"}}`, 201, `"url_token"`},
+		{"POST", "/p.json/", `{"password":{"payload":"slash"}}`, 201, `"url_token"`},
+		{"GET", "/api/v2/version/", "", 200, `"api_version"`},
+		{"GET", "/api/v2/pushes/" + tok + "/preview/", "", 200, `"url":`},
+		{"GET", "/p/" + tok + "/preview.json/", "", 200, `"url":`},
+		{"GET", "/p/" + tok + "/r/", "", 200, "Reveal the secret"},
+		{"GET", "/users/sign_in/", "", 200, "Sign in"},
+		{"GET", "/healthz/", "", 200, "ok"},
+		{"GET", "/up/", "", 200, "ok"},
+		{"GET", "//p/" + tok + "/r", "", 200, "Reveal the secret"},
+		{"GET", "/p//" + tok + "//r", "", 200, "Reveal the secret"},
+		{"GET", "//api/v2/pushes/" + tok + "/preview", "", 200, `"url":`},
+		{"GET", "/api/v2//pushes//" + tok + "/preview", "", 200, `"url":`},
+		{"GET", "//p/" + tok + "/preview.json", "", 200, `"url":`},
+	} {
+		res := send(t, c.method, srv.url+c.path, c.body, "Content-Type", "application/json")
+		if res.Status != c.status || !strings.Contains(string(res.Body), c.has) {
+			t.Errorf("%s %s: %d %.120s", c.method, c.path, res.Status, res.Body)
+		}
+		if loc := res.Header.Get("Location"); loc != "" {
+			t.Errorf("%s %s: redirected to %s", c.method, c.path, loc)
+		}
+	}
+	for _, path := range []string{"//p/" + tok, "/p/" + tok + "/", "//api/v2/pushes/" + tok} {
+		if res := noRedirect(t, "GET", srv.url+path); res.Status != 200 || res.Header.Get("Location") != "" {
+			t.Errorf("GET %s: %d, Location %q; want it served", path, res.Status, res.Header.Get("Location"))
+		}
+	}
+	// None of this used a view but the three GETs of the secret itself
+	// (served, not redirected), and this retrieve.
+	if q, err := c.Retrieve(context.Background(), tok, ""); err != nil || q.ViewsRemaining != 6 || deref(q.Payload) != "old links" {
+		t.Errorf("retrieve after: %+v %v, want 6 views left", q, err)
+	}
+	srv.stop(t)
+	log := srv.log.String()
+	if strings.Contains(log, tok) {
+		t.Errorf("a url_token reached the log:\n%s", log)
+	}
+	for _, want := range []string{"/en/p/:token", "/f/:token/r", `route="GET /{locale}/p/{token}/r"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log lacks %s:\n%s", want, log)
+		}
+	}
+}

@@ -78,6 +78,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger) (*serv
 	mux.Handle("/", s.web.Handler())
 	mux.Handle("GET /help/api", apiServer.HelpHandler())
 	mux.HandleFunc("GET /healthz", healthz)
+	mux.HandleFunc("GET /up", healthz) // Password Pusher's health check, which its compose files probe
 	mux.HandleFunc("GET /readyz", readyz(st, files))
 	// The legacy v1 JSON paths (/p.json, /p/<token>.json …) are taken before
 	// the mux; every other path goes to it.
