@@ -279,3 +279,32 @@ func TestClientOldAddresses(t *testing.T) {
 		}
 	}
 }
+
+// TestClientPublicPreviewPage: the HTML preview of a push is open to
+// whoever has the link — the browser extension reads it after creating a
+// push through the API — with the link and its QR code as inline SVG, and
+// it uses no view.
+func TestClientPublicPreviewPage(t *testing.T) {
+	srv := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir()})
+	c := &client.Client{Base: srv.url}
+	p, err := c.Create(context.Background(), map[string]any{"payload": "shown nowhere", "expire_after_views": 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		res := send(t, "GET", srv.url+"/p/"+p.URLToken+"/preview", "")
+		page := string(res.Body)
+		if res.Status != 200 || !strings.Contains(page, `value="`+p.HTMLURL+`"`) || !strings.Contains(page, `<svg xmlns="http://www.w3.org/2000/svg" class="qr"`) {
+			t.Fatalf("preview: %d %.300s", res.Status, page)
+		}
+		if strings.Contains(page, "shown nowhere") || res.Header.Get("Set-Cookie") != "" {
+			t.Errorf("the preview shows the payload or sets a cookie")
+		}
+	}
+	if q, err := c.Retrieve(context.Background(), p.URLToken, ""); err != nil || q.ViewsRemaining != 1 {
+		t.Errorf("after three previews and a retrieve: %+v %v, want 1 view left", q, err)
+	}
+	if res := send(t, "GET", srv.url+"/p/nosuchtoken/preview", ""); res.Status != 200 || !strings.Contains(string(res.Body), "This secret link has expired") {
+		t.Errorf("unknown link: %d", res.Status)
+	}
+}
