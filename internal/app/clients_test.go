@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"hush/internal/client"
 	"hush/internal/push"
@@ -306,5 +309,208 @@ func TestClientPublicPreviewPage(t *testing.T) {
 	}
 	if res := send(t, "GET", srv.url+"/p/nosuchtoken/preview", ""); res.Status != 200 || !strings.Contains(string(res.Body), "This secret link has expired") {
 		t.Errorf("unknown link: %d", res.Status)
+	}
+}
+
+// storedLimits returns, for every push in the database in the order they
+// were made, how long after its creation it expires, as the database keeps
+// it (expires_at).
+func storedLimits(t *testing.T, env map[string]string) []time.Duration {
+	t.Helper()
+	rows, err := rawDB(t, withDB(t, env)).Query(`SELECT expires_at - created_at FROM pushes ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []time.Duration
+	for rows.Next() {
+		var ms int64
+		if err := rows.Scan(&ms); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, time.Duration(ms)*time.Millisecond)
+	}
+	return out
+}
+
+// TestClientSubDayDurations: expire_after_duration 0..5, which Password
+// Pusher's paid editions and its MCP client send on every create (as JSON,
+// or as the CLI's form fields), makes a push that expires exactly that
+// long after its creation, reported as one day; unknown codes get the
+// default; an operator can hide the short ones.
+func TestClientSubDayDurations(t *testing.T) {
+	env := map[string]string{"HUSH_DATA_DIR": t.TempDir()}
+	srv := startServe(t, env)
+	c := &client.Client{Base: srv.url}
+	want := []time.Duration{15 * time.Minute, 30 * time.Minute, 45 * time.Minute, time.Hour, 6 * time.Hour, 12 * time.Hour}
+	for code := range want {
+		p, err := c.Create(context.Background(), map[string]any{"payload": "brief", "expire_after_duration": code})
+		if err != nil || p.ExpireAfterDays != 1 || p.DaysRemaining != 1 || p.Expired {
+			t.Fatalf("code %d: %+v %v", code, p, err)
+		}
+	}
+	p, err := c.CreateWithFiles(context.Background(), map[string]string{"payload": "cli", "expire_after_duration": "3"})
+	if err != nil || p.ExpireAfterDays != 1 {
+		t.Fatalf("form field: %+v %v", p, err)
+	}
+	want = append(want, time.Hour)
+	for _, code := range []any{42, "soon", -1} {
+		if p, err := c.Create(context.Background(), map[string]any{"payload": "x", "expire_after_duration": code}); err != nil || p.ExpireAfterDays != 7 {
+			t.Fatalf("unknown code %v: %+v %v", code, p, err)
+		}
+		want = append(want, 7*24*time.Hour)
+	}
+	srv.stop(t)
+	if got := storedLimits(t, env); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("stored time limits %v, want %v", got, want)
+	}
+
+	hidden := map[string]string{"HUSH_DATA_DIR": t.TempDir(), "HUSH_SUBDAY_DURATIONS": "false"}
+	srv = startServe(t, hidden)
+	if p, err := (&client.Client{Base: srv.url}).Create(context.Background(), map[string]any{"payload": "x", "expire_after_duration": 0}); err != nil || p.ExpireAfterDays != 1 {
+		t.Fatalf("hidden: %+v %v", p, err)
+	}
+	srv.stop(t)
+	if got := storedLimits(t, hidden); len(got) != 1 || got[0] != 24*time.Hour {
+		t.Errorf("hidden: stored %v, want one day", got)
+	}
+}
+
+// TestClientLimitsBroughtIntoRange: days and views out of range, or as
+// floats, are applied at the nearest bound and reported, as scripts
+// written against Password Pusher (pwpush push --days 120) expect a 201;
+// only what is not a number is 422.
+func TestClientLimitsBroughtIntoRange(t *testing.T) {
+	srv := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir()})
+	c := &client.Client{Base: srv.url}
+	p, err := c.CreateWithFiles(context.Background(), map[string]string{"payload": "cli", "expire_after_days": "120", "expire_after_views": "0"})
+	if err != nil || p.ExpireAfterDays != 90 || p.ExpireAfterViews != 1 || p.DaysRemaining != 90 {
+		t.Errorf("--days 120 --views 0: %+v %v", p, err)
+	}
+	for _, c2 := range []struct {
+		fields      map[string]any
+		days, views int
+	}{
+		{map[string]any{"expire_after_days": 3.0, "expire_after_views": 1e2}, 3, 100},
+		{map[string]any{"expire_after_days": "1e2", "expire_after_views": "2.9"}, 90, 2},
+		{map[string]any{"expire_after_days": -4, "expire_after_views": 1e300}, 1, 100},
+	} {
+		c2.fields["payload"] = "x"
+		p, err := c.Create(context.Background(), c2.fields)
+		if err != nil || p.ExpireAfterDays != c2.days || p.ExpireAfterViews != c2.views {
+			t.Errorf("%v: %+v %v, want %d days, %d views", c2.fields, p, err, c2.days, c2.views)
+		}
+	}
+	_, err = c.Create(context.Background(), map[string]any{"payload": "x", "expire_after_days": "a week"})
+	var e *client.Error
+	if !errors.As(err, &e) || e.Status != 422 || strings.TrimSpace(string(e.Body)) != `{"expire_after_days":["is not a number"]}` {
+		t.Errorf("not a number: %v", err)
+	}
+}
+
+// TestClientLenientFields: what Password Pusher takes and Hush refused —
+// blank notification fields, a number or boolean as the payload, name or
+// note — creates the push; a non-blank notification field is still 422
+// while Hush sends no e-mail.
+func TestClientLenientFields(t *testing.T) {
+	env := map[string]string{"HUSH_DATA_DIR": t.TempDir()}
+	token := apiToken(t, env, "lenient@example.com", "lenient password")
+	srv := startServe(t, env)
+	c := &client.Client{Base: srv.url, Token: token}
+	if _, err := c.Create(context.Background(), map[string]any{"payload": "x", "notify_emails_to": "", "notify_emails_to_locale": " "}); err != nil {
+		t.Errorf("blank notify fields: %v", err)
+	}
+	if _, err := c.CreateWithFiles(context.Background(), map[string]string{"payload": "x", "notify_emails_to": ""}); err != nil {
+		t.Errorf("blank notify field in a form: %v", err)
+	}
+	var e *client.Error
+	if _, err := c.Create(context.Background(), map[string]any{"payload": "x", "notify_emails_to": "a@example.com"}); !errors.As(err, &e) || e.Status != 422 {
+		t.Errorf("notify_emails_to given: %v, want 422", err)
+	}
+	p, err := c.Create(context.Background(), map[string]any{"payload": 123456, "name": 42, "note": true})
+	if err != nil || p.Name != "42" || p.Note != "true" {
+		t.Fatalf("scalars: %+v %v", p, err)
+	}
+	anon := &client.Client{Base: srv.url}
+	if q, err := anon.Retrieve(context.Background(), p.URLToken, ""); err != nil || deref(q.Payload) != "123456" {
+		t.Errorf("retrieve: %+v %v", q, err)
+	}
+	if _, err := c.Create(context.Background(), map[string]any{"payload": map[string]any{"a": 1}}); !errors.As(err, &e) || e.Status != 422 {
+		t.Errorf("an object payload: %v, want 422", err)
+	}
+}
+
+// TestClientPageZero: page 0 and below are page 1, as Password Pusher
+// clamps them; above 200 and words stay 400.
+func TestClientPageZero(t *testing.T) {
+	env := map[string]string{"HUSH_DATA_DIR": t.TempDir()}
+	token := apiToken(t, env, "pages@example.com", "pages password")
+	srv := startServe(t, env)
+	c := &client.Client{Base: srv.url, Token: token}
+	p, err := c.Create(context.Background(), map[string]any{"payload": "listed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range []int{0, -1, -200} {
+		l, err := c.List(context.Background(), false, page)
+		if err != nil || len(l) != 1 || l[0].URLToken != p.URLToken {
+			t.Errorf("active page %d: %v %v", page, l, err)
+		}
+		if logs, err := c.Audit(context.Background(), p.URLToken, page); err != nil || len(logs) != 1 || logs[0].Kind != "creation" {
+			t.Errorf("audit page %d: %v %v", page, logs, err)
+		}
+	}
+	for _, q := range []string{"201", "one", "1.5"} {
+		res := send(t, "GET", srv.url+"/api/v2/pushes/active?page="+q, "", "Authorization", "Bearer "+token)
+		if res.Status != 400 || strings.TrimSpace(string(res.Body)) != `{"error":"Invalid page parameter"}` {
+			t.Errorf("page=%s: %d %s", q, res.Status, res.Body)
+		}
+	}
+}
+
+// TestClientLoneUserToken: an X-User-Token without its X-User-Email
+// authenticates nobody and is refused, as in Password Pusher — even with
+// a valid token, on public endpoints too.
+func TestClientLoneUserToken(t *testing.T) {
+	env := map[string]string{"HUSH_DATA_DIR": t.TempDir()}
+	token := apiToken(t, env, "pair@example.com", "pair password")
+	srv := startServe(t, env)
+	for _, path := range []string{"/api/v2/pushes/active", "/p/active.json", "/api/v2/pushes/nosuchtoken/preview"} {
+		res := send(t, "GET", srv.url+path, "", "X-User-Token", token)
+		if res.Status != 401 {
+			t.Errorf("%s with X-User-Token alone: %d %s", path, res.Status, res.Body)
+		}
+	}
+	res := send(t, "POST", srv.url+"/api/v2/pushes", `{"push":{"payload":"x"}}`, "X-User-Token", token, "Content-Type", "application/json")
+	if res.Status != 401 {
+		t.Errorf("create with X-User-Token alone: %d", res.Status)
+	}
+	if res := send(t, "GET", srv.url+"/api/v2/pushes/active", "", "X-User-Token", token, "X-User-Email", "pair@example.com"); res.Status != 200 {
+		t.Errorf("the pair: %d", res.Status)
+	}
+}
+
+// TestClientViewKeepsUpdatedAt: a view leaves updated_at as it was (as
+// Password Pusher); the expiry sets it.
+func TestClientViewKeepsUpdatedAt(t *testing.T) {
+	srv := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir()})
+	c := &client.Client{Base: srv.url}
+	p, err := c.Create(context.Background(), map[string]any{"payload": "x", "expire_after_views": 2, "deletable_by_viewer": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	q, err := c.Retrieve(context.Background(), p.URLToken, "")
+	if err != nil || q.UpdatedAt != p.UpdatedAt || q.UpdatedAt != p.CreatedAt {
+		t.Errorf("after a view: updated_at %s, created %s / %s", q.UpdatedAt, p.CreatedAt, p.UpdatedAt)
+	}
+	time.Sleep(5 * time.Millisecond)
+	q, err = c.Retrieve(context.Background(), p.URLToken, "") // the last view expires it
+	if err != nil || q.UpdatedAt == p.UpdatedAt {
+		t.Errorf("after the last view: updated_at %s, want the expiry's", q.UpdatedAt)
+	}
+	r, err := c.Retrieve(context.Background(), p.URLToken, "")
+	if err != nil || !r.Expired || r.UpdatedAt != q.UpdatedAt || r.ExpiredOn == nil || *r.ExpiredOn != r.UpdatedAt {
+		t.Errorf("expired: %+v %v", r, err)
 	}
 }
