@@ -179,7 +179,7 @@ func (s *Server) readCreateForm(w http.ResponseWriter, r *http.Request, u *push.
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
 		return s.parseCreateMultipart(w, r, u, up)
 	}
-	if err := parseForm(w, r); err != nil {
+	if err := parseFormMax(w, r, maxForm); err != nil {
 		if err == errFormTooLarge {
 			return nil, errTextTooLarge
 		}
