@@ -172,13 +172,13 @@ func TestAuditEndpoint(t *testing.T) {
 func TestPageParameter(t *testing.T) {
 	h := newHarness(t, nil)
 	owner := h.user("o@example.com")
-	for _, p := range []string{"201", "abc", "0x1A", "", "01", "-01", "--1", "-", "1.5", " 1", "+1", "1e2", "99999999999999999999", "-abc"} {
+	for _, p := range []string{"201", "abc", "0x1A", "", "01", "-01", "--1", "-", "1.5", " 1", "+-1", "++1", "1e2", "99999999999999999999", "-abc"} {
 		r := h.do("GET", "/api/v2/pushes/active?page="+urlQueryEscape(p), nil, bearer(owner)...)
 		wantStatus(t, "page="+p, r, 400)
 		wantBody(t, "page="+p, r, `{"error":"Invalid page parameter"}`)
 	}
-	for _, p := range []string{"1", "200", "7"} {
-		wantStatus(t, "page="+p, h.do("GET", "/api/v2/pushes/expired?page="+p, nil, bearer(owner)...), 200)
+	for _, p := range []string{"1", "200", "7", "+7"} {
+		wantStatus(t, "page="+p, h.do("GET", "/api/v2/pushes/expired?page="+urlQueryEscape(p), nil, bearer(owner)...), 200)
 	}
 	// 0 and below are page 1, as in Password Pusher (docs/decisions.md, D6).
 	h.create(map[string]any{"payload": "listed"}, bearer(owner)...)

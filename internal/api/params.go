@@ -107,11 +107,23 @@ func textParam(p Params, key string, errs push.FieldErrors) string {
 	return ""
 }
 
-// blank reports whether a value counts as not given: absent, null, or a
-// string of spaces only.
+// blank reports whether a value counts as not given, as Rails' blank?
+// does: absent, null, false, a string of spaces only, an empty array or
+// object.
 func blank(v any) bool {
-	s, isStr := v.(string)
-	return v == nil || (isStr && strings.TrimSpace(s) == "")
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return strings.TrimSpace(x) == ""
+	case bool:
+		return !x
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
 }
 
 // decimalNumber is the syntax of a number in a string field: what JSON

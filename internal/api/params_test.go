@@ -859,6 +859,8 @@ func TestResolveNotifyFields(t *testing.T) {
 		`{"payload":"x","notify_emails_to":""}`,
 		`{"payload":"x","notify_emails_to":"   ","notify_emails_to_locale":""}`,
 		`{"payload":"x","notify_emails_to":null,"notify_emails_to_locale":null}`,
+		`{"payload":"x","notify_emails_to":[],"notify_emails_to_locale":false}`,
+		`{"payload":"x","notify_emails_to":{}}`,
 	} {
 		resolveOK(t, decodeParams(t, js), 0, defaults())
 	}

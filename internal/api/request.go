@@ -9,7 +9,7 @@ import (
 )
 
 // pageParam parses `page` (docs/decisions.md, D6): an integer in plain
-// decimal, optionally negative; 0 and below mean page 1, as in Password
+// decimal, optionally signed; 0 and below mean page 1, as in Password
 // Pusher; above 200, leading zeros and anything else are 400. Default 1.
 func pageParam(r *http.Request) (int, error) {
 	vals, ok := r.URL.Query()["page"]
@@ -18,6 +18,9 @@ func pageParam(r *http.Request) (int, error) {
 	}
 	v := vals[0]
 	digits, negative := strings.CutPrefix(v, "-")
+	if !negative {
+		digits = strings.TrimPrefix(digits, "+")
+	}
 	if len(digits) == 0 || (digits[0] == '0' && len(digits) > 1) || strings.Trim(digits, "0123456789") != "" {
 		return 0, badRequest(msgBadPage)
 	}
