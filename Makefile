@@ -1,4 +1,4 @@
-.PHONY: test run build vet screenshots bench bench-scale fuzz crashtest image image-test
+.PHONY: test run build vet screenshots bench bench-scale fuzz crashtest faults image image-test
 
 # Packages whose tests also run on PostgreSQL (HUSH_TEST_ENGINE=postgres).
 PG_PACKAGES = ./internal/store ./internal/service ./internal/api ./internal/web ./internal/app
@@ -23,6 +23,16 @@ CRASHTIME ?= 5m
 CRASHKILLS ?= 100
 crashtest: build
 	go run ./cmd/hush-crashtest -bin bin/hush -duration $(CRASHTIME) -kills $(CRASHKILLS)
+
+# The fault scenarios at the scale of the original fault run (a few
+# minutes): database locked and full, PostgreSQL stopped and frozen, an
+# instance killed, S3 gone mid-transfer, kill -9 during key rotation,
+# connection floods, the clock past expiry. Writes the table of
+# docs/reliability.md to FAULTS_REPORT. (TestFaults, part of make test,
+# runs the short versions.)
+FAULTS_REPORT ?= faults-report.md
+faults:
+	go test -count=1 -v -timeout 60m -run TestFaults ./internal/faults/ -args -faults.long -faults.report=$(CURDIR)/$(FAULTS_REPORT)
 
 # Run the service on the embedded SQLite database under ./data.
 run:

@@ -6,7 +6,7 @@ import (
 )
 
 // CORS lets pages of other sites call the API from a browser, as Password
-// Pusher lets them create pushes (docs/decisions.md, D28). The API never
+// Pusher lets them create pushes (docs/decisions.md, D30). The API never
 // reads cookies, so the policy is credential-less: it answers preflights
 // and adds Access-Control-Allow-Origin on the v2 and v1 JSON paths (IsAPI),
 // and never on the pages, which authenticate by cookie. origins is "*" alone

@@ -1,11 +1,15 @@
 package api
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"hush/internal/httpx"
+	"hush/internal/service"
 )
 
 // download answers GET /api/v2/files/{token}/{name}: the decrypted contents
@@ -32,15 +36,22 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) error {
 	h.Set("Content-Disposition", contentDisposition(d.Name))
 	h.Set("Content-Length", strconv.FormatInt(d.Size, 10))
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(uploadDeadline))
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(httpx.MaxUploadTime))
 	w.WriteHeader(http.StatusOK)
 	if _, err := w.Write(first[:n]); err != nil {
 		return nil
 	}
 	if _, err := io.Copy(w, d.Body); err != nil {
-		// Headers are out: a failure now (a damaged chunk) can only cut
-		// the connection, which the client sees as an incomplete download.
-		s.log.ErrorContext(r.Context(), "download failed", "err", err)
+		// Headers are out: a failure now can only cut the connection,
+		// which the client sees as an incomplete download.
+		cause := "the file does not authenticate (damaged or altered in the file store)"
+		switch {
+		case r.Context().Err() != nil:
+			panic(http.ErrAbortHandler) // the client left
+		case errors.Is(err, service.ErrStorageRead):
+			cause = "the file store failed while sending it"
+		}
+		s.log.ErrorContext(r.Context(), "download cut", "cause", cause, "err", err)
 		panic(http.ErrAbortHandler)
 	}
 	return nil

@@ -49,6 +49,8 @@ var codeStatus = map[push.Code]int{
 	push.CodeTooLarge:        http.StatusRequestEntityTooLarge,
 	push.CodeInvalid:         http.StatusUnprocessableEntity,
 	push.CodeTooMany:         http.StatusTooManyRequests,
+	push.CodeUnavailable:     http.StatusServiceUnavailable,
+	push.CodeStorageFull:     http.StatusInsufficientStorage,
 }
 
 // writeError is the one place where an error becomes a status and a body.
@@ -60,17 +62,21 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	var e *push.Error
 	if !errors.As(err, &e) {
-		s.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "route", r.Pattern, "err", err)
-		writeJSON(w, http.StatusInternalServerError, errorBody{"internal error"})
-		return
+		// A storage fault is answered 503 or 507 and logged by the service,
+		// once per episode; anything else is a bug.
+		if e = s.svc.Fault(r.Context(), err); e == nil {
+			s.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "route", r.Pattern, "err", err)
+			writeJSON(w, http.StatusInternalServerError, errorBody{"internal error"})
+			return
+		}
 	}
 	status := codeStatus[e.Code]
-	switch {
-	case e.Code == push.CodeInvalid:
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+	}
+	if e.Code == push.CodeInvalid {
 		writeJSON(w, status, e.Fields)
 		return
-	case e.Code == push.CodeTooMany && e.RetryAfter > 0:
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 	}
 	writeJSON(w, status, errorBody{e.Message})
 }

@@ -5,8 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"io/fs"
+	"log/slog"
 	"mime/multipart"
+	"net/http"
 	"net/textproto"
 	"os"
 	"path/filepath"
@@ -386,5 +389,81 @@ func TestDownloadsCannotRunInTheOrigin(t *testing.T) {
 		if cd := d.header.Get("Content-Disposition"); strings.ContainsRune(cd, '\u202e') || strings.Contains(cd, "%E2%80%AE") {
 			t.Errorf("file %d: Content-Disposition %q keeps the override", i, cd)
 		}
+	}
+}
+
+// logBuffer collects a server's log lines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestCutDownloadsSayWhy damages a stored file after its first chunk, then
+// cuts it short there: each download stops after its headers, and the log
+// tells altered data from a file store that failed, which must not read
+// like tampering.
+func TestCutDownloadsSayWhy(t *testing.T) {
+	var logs logBuffer
+	h := newHarness(t, func(o *Options, _ *service.Limits) {
+		o.Log = slog.New(slog.NewTextHandler(&logs, nil))
+	})
+	owner := h.user("o@example.com")
+	data := randomBytes(300 << 10)
+	r := h.upload(map[string]string{"push[expire_after_views]": "5"}, []upload{{"big.bin", "application/octet-stream", data}}, bearer(owner)...)
+	wantStatus(t, "upload", r, 201)
+	show := h.do("GET", "/api/v2/pushes/"+r.obj(t)["url_token"].(string), nil).obj(t)
+	link := show["files"].([]any)[0].(map[string]any)["url"].(string)
+	stored := h.blobs()
+	if len(stored) != 1 {
+		t.Fatalf("blobs %v", stored)
+	}
+	sealed, err := os.ReadFile(stored[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	download := func() (int, int) {
+		t.Helper()
+		res, err := http.Get(link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, len(b)
+	}
+
+	altered := bytes.Clone(sealed)
+	altered[150<<10] ^= 1
+	if err := os.WriteFile(stored[0], altered, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if status, n := download(); status != 200 || n >= len(data) {
+		t.Errorf("altered file: %d with %d of %d bytes; want its headers, then a cut", status, n, len(data))
+	}
+	if !strings.Contains(logs.String(), "does not authenticate") || strings.Contains(logs.String(), "file store failed") {
+		t.Errorf("altered file logged as:\n%s", logs.String())
+	}
+
+	before := len(logs.String())
+	if err := os.WriteFile(stored[0], sealed[:100<<10], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if status, n := download(); status != 200 || n >= len(data) {
+		t.Errorf("file cut short in the store: %d with %d of %d bytes; want its headers, then a cut", status, n, len(data))
+	}
+	if got := logs.String()[before:]; !strings.Contains(got, "the file store failed while sending it") || strings.Contains(got, "does not authenticate") {
+		t.Errorf("file cut short in the store logged as:\n%s", got)
 	}
 }

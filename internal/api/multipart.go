@@ -3,25 +3,22 @@ package api
 import (
 	"mime"
 	"net/http"
-	"time"
 
 	"hush/internal/httpx"
 	"hush/internal/push"
 	"hush/internal/service"
 )
 
-// uploadDeadline bounds how long one create with attachments may take.
-const uploadDeadline = 30 * time.Minute
-
 // decodeMultipart streams a multipart create: fields are read (bounded),
 // file parts go straight into up, sealed, one chunk at a time. Only a
 // caller who may attach files may send a body the size of its files, and
-// only once a file's contents begin does the read deadline stretch to
-// uploadDeadline; anyone else gets the field limit and the server's read
-// timeout, so an anonymous client cannot hold memory or a connection
-// (docs/decisions.md, D24). The field limit is the JSON body limit, at most
-// push.MaxMultipartFields: multipart values need no escaping, so the
-// largest payload takes its UTF-8 bytes only.
+// only once a file's contents begin may the body take up to httpx.MaxUploadTime,
+// as long as it keeps pace (httpx.Pace: a stalled or trickling upload is
+// cut after the read timeout); anyone else gets the field limit and the
+// server's read timeout, so an anonymous client cannot hold memory or a
+// connection (docs/decisions.md, D24). The field limit is the JSON body
+// limit, at most push.MaxMultipartFields: multipart values need no
+// escaping, so the largest payload takes its UTF-8 bytes only.
 func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *push.User, wrapper string, up *service.Uploads) (Params, error) {
 	fields := min(s.maxBody, push.MaxMultipartFields)
 	limit := fields
@@ -29,11 +26,12 @@ func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *p
 		limit += s.svc.MaxPushSize()
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	body := httpx.Pace(w, r, s.readTimeout, httpx.MaxUploadTime)
 	_, ctParams, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || ctParams["boundary"] == "" {
 		return nil, badRequest("The multipart body is malformed.")
 	}
-	form, sawFiles, err := httpx.StreamForm(r.Context(), r.Body, ctParams["boundary"], httpx.FormRules{
+	form, sawFiles, err := httpx.StreamForm(r.Context(), body, ctParams["boundary"], httpx.FormRules{
 		IsFileField:   func(name string) bool { return name == wrapper+"[files][]" || name == wrapper+"[files]" },
 		MaxFieldBytes: fields,
 		Allow: func(count int) (bool, error) {
@@ -41,8 +39,8 @@ func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *p
 				return false, unauthenticated(service.MsgSignIn)
 			}
 			store := s.svc.MayAttach(user)
-			if store && count == 1 {
-				http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadDeadline))
+			if store {
+				body.Start()
 			}
 			return store, nil
 		},

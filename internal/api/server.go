@@ -24,6 +24,9 @@ type Server struct {
 	maxBody int64
 	version string // application_version
 	log     *slog.Logger
+	// readTimeout is the server's read timeout, which an upload's body
+	// must keep pace with (httpx.Pace).
+	readTimeout time.Duration
 }
 
 // Options configure New.
@@ -33,7 +36,8 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	MaxBody        int64 // largest JSON or form body in bytes
 	Version        string
-	Log            *slog.Logger // nil: discard
+	Log            *slog.Logger  // nil: discard
+	ReadTimeout    time.Duration // the server's read timeout; 0: 60 s
 }
 
 // New returns the API server.
@@ -41,8 +45,11 @@ func New(o Options) *Server {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = 60 * time.Second
+	}
 	return &Server{svc: o.Service, baseURL: o.BaseURL, trusted: o.TrustedProxies, maxBody: o.MaxBody,
-		version: o.Version, log: o.Log}
+		version: o.Version, log: o.Log, readTimeout: o.ReadTimeout}
 }
 
 // APIVersion is the version of the v2 API that Hush speaks.

@@ -32,6 +32,9 @@ Usage:
   hush key generate                          print a new random master key
   hush migrate-data --from DB --to DB        copy a deployment to another database
                                              (e.g. sqlite:./data/hush.db → postgres://…)
+  hush import-pwpush --from DB [--pwpush-master-key K] [--pwpush-storage DIR] [--skip-expired]
+                                             copy a Password Pusher deployment in: users,
+                                             API tokens, pushes with their links, files
   hush healthcheck [-ready]                  ask the running serve for /healthz (or /readyz);
                                              exit 0 when it answers 200 (the image's HEALTHCHECK)
   hush version                               print the version
@@ -43,21 +46,22 @@ HUSH_DATABASE_URL, HUSH_MASTER_KEY, …) and also take -data-dir and
 
 // verbs are the commands of hush, by name ("user create" is two words).
 var verbs = map[string]func(e *env, ctx context.Context, args []string) error{
-	"serve":        (*env).serve,
-	"migrate":      (*env).migrate,
-	"user create":  (*env).userCreate,
-	"token create": (*env).tokenCreate,
-	"key rotate":   (*env).keyRotate,
-	"key generate": func(e *env, _ context.Context, _ []string) error { return e.keyGenerate() },
-	"migrate-data": (*env).migrateData,
-	"healthcheck":  (*env).healthcheck,
-	"version":      (*env).version,
-	"-version":     (*env).version,
-	"--version":    (*env).version,
-	"help":         (*env).help,
-	"-h":           (*env).help,
-	"-help":        (*env).help,
-	"--help":       (*env).help,
+	"serve":         (*env).serve,
+	"migrate":       (*env).migrate,
+	"user create":   (*env).userCreate,
+	"token create":  (*env).tokenCreate,
+	"key rotate":    (*env).keyRotate,
+	"key generate":  func(e *env, _ context.Context, _ []string) error { return e.keyGenerate() },
+	"migrate-data":  (*env).migrateData,
+	"import-pwpush": (*env).importPwpush,
+	"healthcheck":   (*env).healthcheck,
+	"version":       (*env).version,
+	"-version":      (*env).version,
+	"--version":     (*env).version,
+	"help":          (*env).help,
+	"-h":            (*env).help,
+	"-help":         (*env).help,
+	"--help":        (*env).help,
 }
 
 // Main runs the hush command and returns its exit status.

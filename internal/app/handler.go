@@ -30,7 +30,7 @@ type edge struct {
 // path; and the API's CORS headers are on every API response, 429s
 // included.
 func (e *edge) wrap(next http.Handler) http.Handler {
-	return e.observe(httpx.Baseline(httpx.CleanPath(api.CORS(e.cors, e.limit(next))), e.hsts))
+	return e.observe(httpx.Baseline(httpx.CleanPath(healthOnly(api.CORS(e.cors, e.limit(next)))), e.hsts))
 }
 
 // limit refuses a client over its request allowance: the API's JSON 429 on

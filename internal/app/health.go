@@ -6,8 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"hush/internal/blob"
-	"hush/internal/store"
+	"hush/internal/service"
 )
 
 // healthz answers liveness: the process serves HTTP.
@@ -17,22 +16,22 @@ func healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Write([]byte("ok\n"))
 }
 
-// readyz answers readiness: the database and the file store are reachable.
-func readyz(st *store.Store, files blob.FileStore) http.HandlerFunc {
+// readyz answers readiness: a write can commit to the database and a file
+// can be stored (checked at most once a second, service.Ready). 503 names
+// what fails: {"database":"busy","files":"ok"}.
+func readyz(svc *service.Service) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 		defer cancel()
-		status := map[string]string{"database": "ok", "files": "ok"}
+		ready := svc.Ready(ctx)
 		code := http.StatusOK
-		if err := st.Ping(ctx); err != nil {
-			status["database"], code = "unreachable", http.StatusServiceUnavailable
-		}
-		if err := files.Ping(ctx); err != nil {
-			status["files"], code = "unreachable", http.StatusServiceUnavailable
+		if !ready.OK() {
+			code = http.StatusServiceUnavailable
+			w.Header().Set("Retry-After", "2")
 		}
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(code)
-		json.NewEncoder(w).Encode(status)
+		json.NewEncoder(w).Encode(ready)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestHealthcheckVerb(t *testing.T) {
@@ -32,10 +33,12 @@ func TestHealthcheckVerb(t *testing.T) {
 		t.Errorf("healthcheck -ready: %d %q %q", code, out, errOut)
 	}
 
-	// Without its file store the server is live but not ready.
+	// Without its file store the server is live but not ready (once the
+	// last check, at most a second old, has lapsed).
 	if err := os.RemoveAll(filepath.Join(dir, "files")); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(1100 * time.Millisecond)
 	if code, _, errOut := run(t, map[string]string{"HUSH_ADDR": addr}, "", "healthcheck", "-ready"); code != 1 || !strings.Contains(errOut, "503") {
 		t.Errorf("healthcheck -ready without the file store: %d %q", code, errOut)
 	}

@@ -108,7 +108,7 @@ func TestHostileInput(t *testing.T) {
 		{name: "token with NUL", method: "GET", path: "/api/v2/pushes/" + victim + "%00", want: []int{404}},
 		{name: "token ..%2f", method: "GET", path: "/api/v2/pushes/..%2f..%2f" + victim, want: []int{404}},
 		{name: "token %2e%2e", method: "GET", path: "/api/v2/pushes/%2e%2e/audit", want: []int{301, 307, 401, 404}},
-		// Served as its canonical path (docs/decisions.md, D29); a preview uses no view.
+		// Served as its canonical path (docs/decisions.md, D31); a preview uses no view.
 		{name: "token dot-dot", method: "GET", path: "/api/v2/pushes/../pushes/" + victim + "/preview", want: []int{200}},
 		{name: "look-alike active", method: "GET", path: "/api/v2/pushes/%EF%BD%81ctive", want: []int{404}},
 		{name: "look-alike slash", method: "GET", path: "/api/v2/pushes/a%EF%BC%8F" + victim, want: []int{404}},

@@ -26,9 +26,12 @@ func newMetrics(cfg *config.Config) *metrics.Metrics {
 }
 
 // newHTTPServer builds the public server: the edge middleware around the
-// routes, and the timeouts that cut slow clients.
-func newHTTPServer(cfg *config.Config, log *slog.Logger, met *metrics.Metrics, routes http.Handler) *http.Server {
+// routes, the timeouts that cut slow clients, and the bounds of open
+// connections (its listener must pass through the returned limiter).
+func newHTTPServer(cfg *config.Config, log *slog.Logger, met *metrics.Metrics, routes http.Handler) (*http.Server, *connLimiter) {
 	h := cfg.Hardening
+	conns := newConnLimiter(h.MaxConns, h.MaxConnsPerClient, cfg.TrustedProxies)
+	conns.shed, conns.refused = met.ConnShed, met.ConnRefused
 	e := &edge{
 		log:     log,
 		metrics: met,
@@ -39,13 +42,15 @@ func newHTTPServer(cfg *config.Config, log *slog.Logger, met *metrics.Metrics, r
 	}
 	return &http.Server{
 		Handler:           e.wrap(routes),
+		ConnState:         conns.connState,
+		ConnContext:       connContext,
 		ReadHeaderTimeout: h.ReadHeaderTimeout,
 		ReadTimeout:       h.ReadTimeout,
 		WriteTimeout:      h.WriteTimeout,
 		IdleTimeout:       h.IdleTimeout,
 		MaxHeaderBytes:    h.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
+	}, conns
 }
 
 // serveMetrics starts the /metrics listener on HUSH_METRICS_ADDR, apart

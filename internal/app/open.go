@@ -36,7 +36,7 @@ func migrateOpened(ctx context.Context, st *store.Store, err error) (*store.Stor
 // openDatabase opens the configured engine without migrating.
 func openDatabase(ctx context.Context, cfg *config.Config) (*store.Store, error) {
 	if path, ok := cfg.SQLitePath(); ok {
-		return store.OpenSQLiteWith(ctx, path, store.Options{Sync: cfg.SQLiteSync})
+		return store.OpenSQLiteWith(ctx, path, store.Options{Sync: cfg.SQLiteSync, BusyTimeout: cfg.SQLiteBusyTimeout})
 	}
 	return store.OpenPostgres(ctx, cfg.DatabaseURL)
 }
@@ -114,9 +114,37 @@ func generateKeyFile(path string) (string, error) {
 		return "", fmt.Errorf("create data directory: %w", err)
 	}
 	hexKey := fmt.Sprintf("%x", key)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	// Written whole under another name, then linked into place: a process
+	// that loses the race reads a complete key, never a partly written one.
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".master.key-*")
+	if err != nil {
+		return "", fmt.Errorf("write master key: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(hexKey + "\n"); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("write master key: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", fmt.Errorf("write master key: %w", err)
+	}
+	err = os.Link(tmp.Name(), path)
 	if errors.Is(err, fs.ErrExist) {
 		b, rerr := os.ReadFile(path) // another process won the race
+		return string(b), rerr
+	}
+	if err != nil { // a file system without hard links: create it in place
+		return writeKeyFile(path, hexKey)
+	}
+	return hexKey, nil
+}
+
+// writeKeyFile creates the key file with hexKey, or reads the key another
+// process put there first.
+func writeKeyFile(path, hexKey string) (string, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		b, rerr := os.ReadFile(path)
 		return string(b), rerr
 	}
 	if err != nil {

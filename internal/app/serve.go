@@ -32,7 +32,11 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := newServer(ctx, cfg, newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel))
+	clock, err := processClock(e.getenv)
+	if err != nil {
+		return err
+	}
+	srv, err := newServer(ctx, cfg, newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel), clock)
 	if err != nil {
 		return err
 	}
@@ -50,12 +54,14 @@ type server struct {
 	web     *web.Server
 	metrics *metrics.Metrics // nil without HUSH_METRICS_ADDR
 	http    *http.Server
+	conns   *connLimiter // the bounds of the public listener's connections
 }
 
 // newServer opens the database (migrating it and checking the master key)
 // and the file store, and builds the service, the API, the pages and the
-// public HTTP server around them.
-func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger) (*server, error) {
+// public HTTP server around them. clock is the service's clock; nil is the
+// wall clock.
+func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, clock func() time.Time) (*server, error) {
 	keys, st, err := OpenKeyed(ctx, cfg, log)
 	if err != nil {
 		return nil, err
@@ -67,22 +73,22 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger) (*serv
 	}
 	s := &server{cfg: cfg, log: log, store: st, files: files, metrics: newMetrics(cfg)}
 	s.svc = service.New(service.Deps{Store: st, Keys: keys, Argon: secure.DefaultArgon(), Files: files,
-		Observe: s.metrics.PushEvent},
+		Now: clock, Observe: s.metrics.PushEvent, Log: log},
 		service.Limits{Settings: cfg.Push, MaxFileSize: cfg.MaxFileSize, MaxPushSize: cfg.MaxPushSize})
 	apiServer := api.New(api.Options{Service: s.svc, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
-		MaxBody: cfg.MaxJSONBody, Version: Version, Log: log})
+		MaxBody: cfg.MaxJSONBody, Version: Version, Log: log, ReadTimeout: cfg.Hardening.ReadTimeout})
 	s.web = web.New(web.Options{Service: s.svc, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
-		DisableSignups: cfg.DisableSignups, DisableLogins: cfg.DisableLogins, Log: log})
+		DisableSignups: cfg.DisableSignups, DisableLogins: cfg.DisableLogins, Log: log, ReadTimeout: cfg.Hardening.ReadTimeout})
 	mux := httpx.NewMux()
 	mux.Handle("/api/", apiServer.Handler())
 	mux.Handle("/", s.web.Handler())
 	mux.Handle("GET /help/api", apiServer.HelpHandler())
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /up", healthz) // Password Pusher's health check, which its compose files probe
-	mux.HandleFunc("GET /readyz", readyz(st, files))
+	mux.HandleFunc("GET /readyz", readyz(s.svc))
 	// The legacy v1 JSON paths (/p.json, /p/<token>.json …) are taken before
 	// the mux; every other path goes to it.
-	s.http = newHTTPServer(cfg, log, s.metrics, apiServer.Legacy(mux))
+	s.http, s.conns = newHTTPServer(cfg, log, s.metrics, apiServer.Legacy(mux))
 	return s, nil
 }
 
@@ -102,7 +108,8 @@ func (s *server) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
 	}
-	s.log.Info("listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir, "version", Version)
+	s.log.Info("listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir, "version", Version,
+		"max_conns", s.conns.max, "max_conns_per_client", s.conns.perClient)
 
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	var background sync.WaitGroup
@@ -114,7 +121,7 @@ func (s *server) run(ctx context.Context) error {
 	}()
 
 	errc := make(chan error, 1)
-	go func() { errc <- s.http.Serve(ln) }()
+	go func() { errc <- s.http.Serve(s.conns.listen(ln)) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)

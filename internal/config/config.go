@@ -19,16 +19,17 @@ import (
 
 // Default values of the HUSH_ settings.
 const (
-	defaultAddr            = ":5100"
-	defaultDataDir         = "./data"
-	defaultLogFormat       = "text"
-	defaultMaxJSONBody     = push.MaxEncodedPayload + 1<<20 // the largest payload in its worst encoding, and 1 MiB for the other fields: 13 MiB
-	defaultMaxFileSize     = 100 << 20
-	defaultMaxPushSize     = 1 << 30
-	defaultSweepInterval   = time.Minute
-	defaultShutdownTimeout = 15 * time.Second
-	defaultSQLiteSync      = "normal"
-	sqliteFileName         = "hush.db"
+	defaultAddr              = ":5100"
+	defaultDataDir           = "./data"
+	defaultLogFormat         = "text"
+	defaultMaxJSONBody       = push.MaxEncodedPayload + 1<<20 // the largest payload in its worst encoding, and 1 MiB for the other fields: 13 MiB
+	defaultMaxFileSize       = 100 << 20
+	defaultMaxPushSize       = 1 << 30
+	defaultSweepInterval     = time.Minute
+	defaultShutdownTimeout   = 15 * time.Second
+	defaultSQLiteSync        = "normal"
+	defaultSQLiteBusyTimeout = 10 * time.Second
+	sqliteFileName           = "hush.db"
 )
 
 // Config is the complete runtime configuration of the server.
@@ -37,6 +38,7 @@ type Config struct {
 	DataDir           string         // data directory (HUSH_DATA_DIR / -data-dir)
 	DatabaseURL       string         // "" (SQLite in DataDir), "sqlite:<path>", "file:<path>" or a postgres:// URL
 	SQLiteSync        string         // HUSH_SQLITE_SYNC: "normal" or "full" (SQLite's synchronous; ignored for PostgreSQL)
+	SQLiteBusyTimeout time.Duration  // HUSH_SQLITE_BUSY_TIMEOUT: how long a write waits for the database lock before 503
 	MasterKey         string         // 64 hex characters, or "" when unset
 	MasterKeyFile     string         // the file MasterKey was read from (HUSH_MASTER_KEY_FILE), if any
 	MasterKeyPrevious []string       // retired master keys still accepted for decryption
@@ -110,22 +112,24 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 	}
 
 	c := &Config{
-		Addr:            defaultAddr,
-		DataDir:         defaultDataDir,
-		SQLiteSync:      defaultSQLiteSync,
-		LogFormat:       defaultLogFormat,
-		LogLevel:        slog.LevelInfo,
-		MaxJSONBody:     defaultMaxJSONBody,
-		MaxFileSize:     defaultMaxFileSize,
-		MaxPushSize:     defaultMaxPushSize,
-		SweepInterval:   defaultSweepInterval,
-		ShutdownTimeout: defaultShutdownTimeout,
-		Push:            push.DefaultSettings(),
-		CORSOrigins:     []string{"*"},
+		Addr:              defaultAddr,
+		DataDir:           defaultDataDir,
+		SQLiteSync:        defaultSQLiteSync,
+		SQLiteBusyTimeout: defaultSQLiteBusyTimeout,
+		LogFormat:         defaultLogFormat,
+		LogLevel:          slog.LevelInfo,
+		MaxJSONBody:       defaultMaxJSONBody,
+		MaxFileSize:       defaultMaxFileSize,
+		MaxPushSize:       defaultMaxPushSize,
+		SweepInterval:     defaultSweepInterval,
+		ShutdownTimeout:   defaultShutdownTimeout,
+		Push:              push.DefaultSettings(),
+		CORSOrigins:       []string{"*"},
 	}
 	steps := []func(*source, *Config) error{
 		loadServer,
 		loadMasterKeys,
+		loadSQLite,
 		loadTimings,
 		loadWeb,
 		loadS3,
@@ -164,14 +168,6 @@ func loadServer(s *source, c *Config) error {
 			c.DatabaseURL = v
 		}
 	}
-	if v, name, ok := s.env("HUSH_SQLITE_SYNC"); ok {
-		switch m := strings.ToLower(v); m {
-		case "normal", "full":
-			c.SQLiteSync = m
-		default:
-			errs = append(errs, fmt.Errorf("%s: %q is not a SQLite sync mode (want normal or full)", name, v))
-		}
-	}
 	if v, name, ok := s.getAlias("HUSH_BASE_URL", "PWP__OVERRIDE_BASE_URL"); ok {
 		u, err := parseBaseURL(name, v)
 		if err != nil {
@@ -202,6 +198,28 @@ func loadServer(s *source, c *Config) error {
 			errs = append(errs, err)
 		} else {
 			c.LogLevel = l
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// loadSQLite reads the settings of the SQLite engine.
+func loadSQLite(s *source, c *Config) error {
+	var errs []error
+	if v, name, ok := s.env("HUSH_SQLITE_SYNC"); ok {
+		switch m := strings.ToLower(v); m {
+		case "normal", "full":
+			c.SQLiteSync = m
+		default:
+			errs = append(errs, fmt.Errorf("%s: %q is not a SQLite sync mode (want normal or full)", name, v))
+		}
+	}
+	if v, name, ok := s.env("HUSH_SQLITE_BUSY_TIMEOUT"); ok {
+		d, err := parseDuration(name, v, time.Millisecond)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			c.SQLiteBusyTimeout = d
 		}
 	}
 	return errors.Join(errs...)

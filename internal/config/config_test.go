@@ -37,19 +37,20 @@ func mustLoad(t *testing.T, args []string, env map[string]string) *Config {
 func TestDefaults(t *testing.T) {
 	c := mustLoad(t, nil, nil)
 	want := &Config{
-		Addr:            ":5100",
-		DataDir:         "./data",
-		SQLiteSync:      "normal",
-		LogFormat:       "text",
-		LogLevel:        slog.LevelInfo,
-		MaxJSONBody:     13 << 20,
-		MaxFileSize:     100 << 20,
-		MaxPushSize:     1 << 30,
-		SweepInterval:   time.Minute,
-		ShutdownTimeout: 15 * time.Second,
-		Push:            push.DefaultSettings(),
-		CORSOrigins:     []string{"*"},
-		Hardening:       DefaultHardening(),
+		Addr:              ":5100",
+		DataDir:           "./data",
+		SQLiteSync:        "normal",
+		SQLiteBusyTimeout: 10 * time.Second,
+		LogFormat:         "text",
+		LogLevel:          slog.LevelInfo,
+		MaxJSONBody:       13 << 20,
+		MaxFileSize:       100 << 20,
+		MaxPushSize:       1 << 30,
+		SweepInterval:     time.Minute,
+		ShutdownTimeout:   15 * time.Second,
+		Push:              push.DefaultSettings(),
+		CORSOrigins:       []string{"*"},
+		Hardening:         DefaultHardening(),
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", c, want)
@@ -134,6 +135,8 @@ func TestInvalidValues(t *testing.T) {
 		{"HUSH_DATABASE_URL", "sqlite:"},
 		{"HUSH_SQLITE_SYNC", "extra"},
 		{"HUSH_SQLITE_SYNC", "off"},
+		{"HUSH_SQLITE_BUSY_TIMEOUT", "0"},
+		{"HUSH_SQLITE_BUSY_TIMEOUT", "10"},
 		{"HUSH_BASE_URL", "ftp://example.com"},
 		{"HUSH_BASE_URL", "/relative"},
 		{"HUSH_BASE_URL", "https://"},
@@ -286,6 +289,15 @@ func TestSQLiteSync(t *testing.T) {
 	}
 	if !strings.Contains(Usage(), "HUSH_SQLITE_SYNC") {
 		t.Error("Usage does not mention HUSH_SQLITE_SYNC")
+	}
+}
+
+func TestSQLiteBusyTimeout(t *testing.T) {
+	if c := mustLoad(t, nil, map[string]string{"HUSH_SQLITE_BUSY_TIMEOUT": "250ms"}); c.SQLiteBusyTimeout != 250*time.Millisecond {
+		t.Errorf("HUSH_SQLITE_BUSY_TIMEOUT=250ms: %v", c.SQLiteBusyTimeout)
+	}
+	if !strings.Contains(Usage(), "HUSH_SQLITE_BUSY_TIMEOUT") {
+		t.Error("Usage does not mention HUSH_SQLITE_BUSY_TIMEOUT")
 	}
 }
 

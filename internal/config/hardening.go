@@ -18,6 +18,8 @@ type Hardening struct {
 	WriteTimeout      time.Duration // HUSH_WRITE_TIMEOUT
 	IdleTimeout       time.Duration // HUSH_IDLE_TIMEOUT: keep-alive connections
 	MaxHeaderBytes    int           // HUSH_MAX_HEADER_BYTES
+	MaxConns          int           // HUSH_MAX_CONNS: open connections; 0 = half the file descriptor limit, 64..10000
+	MaxConnsPerClient int           // HUSH_MAX_CONNS_PER_CLIENT: open connections of one address (an IPv6 /64)
 
 	MetricsAddr string // HUSH_METRICS_ADDR: Prometheus /metrics listener; "" = off
 	Pprof       bool   // HUSH_PPROF: also serve /debug/pprof/ on the metrics listener
@@ -34,6 +36,7 @@ const (
 	defaultWriteTimeout      = 60 * time.Second
 	defaultIdleTimeout       = 2 * time.Minute
 	defaultMaxHeaderBytes    = 64 << 10
+	defaultMaxConnsPerClient = 256
 )
 
 // DefaultHardening returns the defaults of every hardening setting.
@@ -46,6 +49,7 @@ func DefaultHardening() Hardening {
 		WriteTimeout:      defaultWriteTimeout,
 		IdleTimeout:       defaultIdleTimeout,
 		MaxHeaderBytes:    defaultMaxHeaderBytes,
+		MaxConnsPerClient: defaultMaxConnsPerClient,
 	}
 }
 
@@ -62,6 +66,8 @@ func loadHardening(s *source, c *Config) error {
 		{"PWP__THROTTLING__MINUTE", &h.RatePerMinute, 0, 1 << 30},
 		{"PWP__THROTTLING__SECOND", &h.RatePerSecond, 0, 1 << 30},
 		{"HUSH_MAX_HEADER_BYTES", &h.MaxHeaderBytes, 1 << 10, 16 << 20},
+		{"HUSH_MAX_CONNS", &h.MaxConns, 0, 1 << 20},
+		{"HUSH_MAX_CONNS_PER_CLIENT", &h.MaxConnsPerClient, 1, 1 << 20},
 	} {
 		val, name, ok := s.env(v.env)
 		if !ok {
@@ -126,6 +132,8 @@ func hardeningUsage() []usageRow {
 		{"HUSH_WRITE_TIMEOUT", "", defaultWriteTimeout.String(), "time to write a response"},
 		{"HUSH_IDLE_TIMEOUT", "", defaultIdleTimeout.String(), "how long an idle keep-alive connection stays open"},
 		{"HUSH_MAX_HEADER_BYTES", "", fmt.Sprint(defaultMaxHeaderBytes), "largest accepted request header block in bytes (431 above)"},
+		{"HUSH_MAX_CONNS", "", "0", "open connections at most (idle ones are closed first to make room); 0: half the file descriptor limit, 64 to 10000"},
+		{"HUSH_MAX_CONNS_PER_CLIENT", "", fmt.Sprint(defaultMaxConnsPerClient), "open connections of one client address (an IPv6 /64) at most; trusted proxies are not bounded"},
 		{"HUSH_METRICS_ADDR", "", "(off)", "host:port of a separate Prometheus /metrics listener"},
 		{"HUSH_PPROF", "", "false", "also serve Go's /debug/pprof/ profiles on the metrics listener"},
 	}

@@ -18,6 +18,7 @@ func usageRows() []usageRow {
 		{"HUSH_DATA_DIR", "-data-dir", defaultDataDir, "data directory (SQLite database, uploaded files)"},
 		{"HUSH_DATABASE_URL", "-database-url", "(SQLite <data-dir>/hush.db)", "sqlite:<path>, file:<path> or postgres://user:pass@host/db"},
 		{"HUSH_SQLITE_SYNC", "", defaultSQLiteSync, "SQLite durability: normal (a power loss may lose the last commits) or full (fsync on every commit)"},
+		{"HUSH_SQLITE_BUSY_TIMEOUT", "", defaultSQLiteBusyTimeout.String(), "how long a write waits for the SQLite lock held by another process before the request gets 503"},
 		{"HUSH_MASTER_KEY", "", "(none)", "master encryption key, 64 hex characters"},
 		{"HUSH_MASTER_KEY_FILE", "-master-key-file", "(none)", "file holding the master key (instead of HUSH_MASTER_KEY)"},
 		{"HUSH_MASTER_KEY_PREVIOUS", "", "(none)", "comma-separated retired master keys, still used for decryption"},

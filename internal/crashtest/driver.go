@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"hush/internal/client"
+	"hush/internal/hushproc"
 )
 
 // Options configure a run.
@@ -84,21 +85,21 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 	r := &runner{opt: opt, dir: opt.DataDir, client: &http.Client{Timeout: 20 * time.Second,
 		Transport: &http.Transport{MaxIdleConnsPerHost: opt.Clients * 2}}}
-	if _, err := r.admin(ctx, "user", "create", "--email", "crash@example.com", "--password", "crash test password"); err != nil {
+	if _, err := hushproc.Admin(ctx, r.spec(), "user", "create", "--email", "crash@example.com", "--password", "crash test password"); err != nil {
 		return nil, err
 	}
-	out, err := r.admin(ctx, "token", "create", "--email", "crash@example.com")
+	out, err := hushproc.Admin(ctx, r.spec(), "token", "create", "--email", "crash@example.com")
 	if err != nil {
 		return nil, err
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	r.token = strings.TrimSpace(lines[len(lines)-1])
 
-	proc, err := r.start()
+	proc, err := hushproc.Start(r.spec())
 	if err != nil {
 		return nil, err
 	}
-	r.url.Store(proc.url)
+	r.url.Store(proc.URL())
 	load, stopLoad := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	for i := range opt.Clients {
@@ -108,26 +109,26 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	start := time.Now()
 	for ctx.Err() == nil && (time.Since(start) < opt.Duration || r.rep.Kills < opt.MinKills) {
 		time.Sleep(time.Duration(300+mrand.IntN(1700)) * time.Millisecond)
-		proc.kill()
+		proc.Kill()
 		r.rep.Kills++
 		if ic, err := integrityCheck(r.dir); err != nil || ic != "ok" {
 			r.violate("integrity_check after kill %d: %q %v", r.rep.Kills, ic, err)
 		}
 		r.rep.IntegrityChecks++
-		if proc, err = r.start(); err != nil {
+		if proc, err = hushproc.Start(r.spec()); err != nil {
 			stopLoad()
 			wg.Wait()
 			return &r.rep, fmt.Errorf("restart after kill %d: %w", r.rep.Kills, err)
 		}
 		r.rep.Restarts++
-		r.url.Store(proc.url)
+		r.url.Store(proc.URL())
 		r.verifySample(ctx, 10)
 		opt.Logf("kill %d: %d pushes, %d views served", r.rep.Kills, r.created(), atomic.LoadInt64(&r.rep.ViewsServed))
 	}
 	stopLoad()
 	wg.Wait()
 	r.verifyAll(ctx)
-	proc.stop()
+	proc.Stop()
 	if ic, err := integrityCheck(r.dir); err != nil || ic != "ok" {
 		r.violate("final integrity_check: %q %v", ic, err)
 	}

@@ -10,7 +10,7 @@ import (
 // (Canonical, without the trailing slash), instead of letting the router
 // answer with a redirect: a client's link with a trailing slash or a double
 // slash works at once, and its token is never sent back in a Location
-// (docs/decisions.md, D29). A path with escaped characters is left as it
+// (docs/decisions.md, D31). A path with escaped characters is left as it
 // is, and so are the roots of the path trees ("/api/", "/static/"), which
 // the router would redirect back.
 func CleanPath(next http.Handler) http.Handler {

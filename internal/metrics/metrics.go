@@ -23,6 +23,7 @@ type Metrics struct {
 	rateLimited prometheus.Counter
 	sweeps      *prometheus.CounterVec
 	swept       *prometheus.CounterVec
+	conns       *prometheus.CounterVec
 }
 
 // New registers every metric, with the Go runtime and process collectors.
@@ -48,14 +49,20 @@ func New() *Metrics {
 		swept: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hush_sweeper_items_total", Help: "What the sweeper did: pushes expired and deleted, files purged, orphans deleted.",
 		}, []string{"action"}),
+		conns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hush_connections_limited_total", Help: "Connections closed by the connection bounds: shed (idle, to make room) or refused (no room).",
+		}, []string{"action"}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.pushEvents, m.rateLimited, m.sweeps, m.swept,
+	m.reg.MustRegister(m.requests, m.latency, m.pushEvents, m.rateLimited, m.sweeps, m.swept, m.conns,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, e := range []string{"created", "viewed", "expired"} {
 		m.pushEvents.WithLabelValues(e)
 	}
 	for _, r := range []string{"ok", "error"} {
 		m.sweeps.WithLabelValues(r)
+	}
+	for _, a := range []string{"shed", "refused"} {
+		m.conns.WithLabelValues(a)
 	}
 	return m
 }
@@ -103,4 +110,18 @@ func (m *Metrics) Sweep(err error, expired, deleted int64, filesPurged, orphans 
 	m.swept.WithLabelValues("deleted").Add(float64(deleted))
 	m.swept.WithLabelValues("files_purged").Add(float64(filesPurged))
 	m.swept.WithLabelValues("orphans_deleted").Add(float64(orphans))
+}
+
+// ConnShed records an idle connection closed to make room for a new one.
+func (m *Metrics) ConnShed() {
+	if m != nil {
+		m.conns.WithLabelValues("shed").Inc()
+	}
+}
+
+// ConnRefused records a new connection closed for want of room.
+func (m *Metrics) ConnRefused() {
+	if m != nil {
+		m.conns.WithLabelValues("refused").Inc()
+	}
 }

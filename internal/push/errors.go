@@ -19,6 +19,8 @@ const (
 	CodeTooLarge        Code = "too_large"       // 413
 	CodeInvalid         Code = "invalid"         // 422: validation, with per-field messages
 	CodeTooMany         Code = "too_many"        // 429
+	CodeUnavailable     Code = "unavailable"     // 503: the database or file store is busy or unreachable
+	CodeStorageFull     Code = "storage_full"    // 507: no space left to store
 )
 
 // Error is an error the caller can act on. Message is safe to show to a client.
@@ -26,7 +28,7 @@ type Error struct {
 	Code       Code
 	Message    string
 	Fields     map[string][]string // validation messages per field (CodeInvalid)
-	RetryAfter time.Duration       // CodeTooMany
+	RetryAfter time.Duration       // CodeTooMany, CodeUnavailable: when to try again
 }
 
 func (e *Error) Error() string {
@@ -65,4 +67,17 @@ func (f FieldErrors) Err() error {
 		return nil
 	}
 	return &Error{Code: CodeInvalid, Fields: f}
+}
+
+// Fault is what a storage error says about the storage, as opposed to the
+// request: the database or the file store is busy or unreachable (try
+// again) or full (an operator must act).
+type Fault struct {
+	// Code is CodeUnavailable or CodeStorageFull.
+	Code Code
+	// Cause names the fault for logs and readiness: "busy", "unreachable"
+	// or "full".
+	Cause string
+	// RetryAfter is when trying again may help (CodeUnavailable).
+	RetryAfter time.Duration
 }

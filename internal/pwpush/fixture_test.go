@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"hush/internal/pwpush/pwpushtest"
 	"hush/internal/testdb"
 )
 
@@ -31,47 +32,11 @@ func engines(t *testing.T, f func(t *testing.T, engine string)) {
 
 // emptyDB returns the DSN of a new, empty database of the engine and a
 // read-write handle on it, closed at cleanup.
-func emptyDB(t *testing.T, engine string) (string, *sql.DB) {
-	t.Helper()
-	var dsn, driver string
-	if engine == EnginePostgres {
-		dsn, driver = testdb.PostgresURL(t), "pgx"
-	} else {
-		dsn, driver = filepath.Join(t.TempDir(), "production.sqlite3"), "sqlite"
-	}
-	db, err := sql.Open(driver, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return dsn, db
-}
+func emptyDB(t *testing.T, engine string) (string, *sql.DB) { return pwpushtest.EmptyDB(t, engine) }
 
 // schemaDB returns a database with Password Pusher's tables and nothing in
 // them but the schema migrations.
-func schemaDB(t *testing.T, engine string) (string, *sql.DB) {
-	t.Helper()
-	dsn, db := emptyDB(t, engine)
-	ddl, err := os.ReadFile("testdata/schema_" + engine + ".sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, l := range strings.Split(string(ddl), "\n") {
-		if !strings.HasPrefix(l, "--") {
-			lines = append(lines, l)
-		}
-	}
-	for _, stmt := range strings.Split(strings.Join(lines, "\n"), ";\n") {
-		if strings.TrimSpace(stmt) == "" {
-			continue
-		}
-		if _, err := db.Exec(stmt); err != nil {
-			t.Fatalf("%v\n%s", err, stmt)
-		}
-	}
-	return dsn, db
-}
+func schemaDB(t *testing.T, engine string) (string, *sql.DB) { return pwpushtest.SchemaDB(t, engine) }
 
 // The fixture's clock: every time in it is relative to fixedNow.
 var fixedNow = time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
@@ -79,25 +44,11 @@ var fixedNow = time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
 // ago is fixedNow less d, to the microsecond as Rails stores it.
 func ago(d time.Duration) time.Time { return fixedNow.Add(-d).Truncate(time.Microsecond) }
 
-// at is a time as the engine's column takes it from Rails: text on SQLite,
-// a timestamp on PostgreSQL; the zero time is NULL.
-func at(engine string, tm time.Time) any {
-	if tm.IsZero() {
-		return nil
-	}
-	if engine == EngineSQLite {
-		return tm.UTC().Format("2006-01-02 15:04:05.000000")
-	}
-	return tm.UTC()
-}
+// at is a time as the engine's column takes it from Rails.
+func at(engine string, tm time.Time) any { return pwpushtest.At(engine, tm) }
 
 // null is nil for "" (NULL), else s.
-func null(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
+func null(s string) any { return pwpushtest.Null(s) }
 
 // world is what a fixture database holds, as the readers should return it.
 type world struct {
@@ -135,11 +86,11 @@ func newWorld(t *testing.T, engine string) *world {
 		return string(h)
 	}
 	ct := func(key, column, name string) (stored, plain string) {
-		x := w.vec.find(t, key, "pushes", column, name)
+		x := w.vec.Find(t, key, "pushes", column, name)
 		return x.Ciphertext, x.Plaintext
 	}
 
-	otp := w.vec.find(t, "current", "users", "otp_secret_ciphertext", "ascii")
+	otp := w.vec.Find(t, "current", "users", "otp_secret_ciphertext", "ascii")
 	w.users = []User{
 		{ID: 1, Email: "alice@example.com", EncryptedPassword: hash("alice's password"), AuthenticationToken: "Zx8yQ2mN4pL6kR1tV3wA",
 			Admin: true, ConfirmedAt: ago(400 * 24 * time.Hour), SignInCount: 7, LastSignInAt: ago(2 * time.Hour),
@@ -307,9 +258,4 @@ func newWorld(t *testing.T, engine string) *world {
 }
 
 // null0 is nil for 0 (NULL), else n.
-func null0(n int64) any {
-	if n == 0 {
-		return nil
-	}
-	return n
-}
+func null0(n int64) any { return pwpushtest.Null0(n) }

@@ -3,57 +3,23 @@ package pwpush
 import (
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"os"
 	"strings"
 	"sync"
 	"testing"
+
+	"hush/internal/pwpush/pwpushtest"
 )
 
 // vectorFile is testdata/lockbox_vectors.json, made by the Lockbox gem
 // (testdata/README.md).
-type vectorFile struct {
-	MasterKeys  map[string]string `json:"master_keys"`
-	DerivedKeys []struct {
-		Key, Table, Column, Derived string
-	} `json:"derived_keys"`
-	Vectors []vector `json:"vectors"`
-}
+// The Lockbox gem's vectors (testdata/lockbox_vectors.json).
+type (
+	vectorFile = pwpushtest.Vectors
+	vector     = pwpushtest.Vector
+)
 
-type vector struct {
-	Key, Table, Column, Name string
-	Plaintext, Ciphertext    string
-}
-
-func loadVectors(t testing.TB) *vectorFile {
-	t.Helper()
-	b, err := os.ReadFile("testdata/lockbox_vectors.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v vectorFile
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatal(err)
-	}
-	if len(v.Vectors) == 0 || len(v.DerivedKeys) == 0 {
-		t.Fatal("no vectors")
-	}
-	return &v
-}
-
-// find returns the vector of a master key ("current", "previous",
-// "default"), table, column and plaintext name.
-func (v *vectorFile) find(t testing.TB, key, table, column, name string) vector {
-	t.Helper()
-	for _, x := range v.Vectors {
-		if x.Key == key && x.Table == table && x.Column == column && x.Name == name {
-			return x
-		}
-	}
-	t.Fatalf("no vector %s %s.%s %s", key, table, column, name)
-	return vector{}
-}
+func loadVectors(t testing.TB) *vectorFile { return pwpushtest.LoadVectors(t) }
 
 func TestDerivedKeysMatchLockbox(t *testing.T) {
 	v := loadVectors(t)
@@ -102,8 +68,8 @@ func TestDecryptNeedsTheRightKey(t *testing.T) {
 	v := loadVectors(t)
 	currentOnly, _ := ParseKeys(v.MasterKeys["current"], "")
 	wrong, _ := ParseKeys(strings.Repeat("ab", 32), "")
-	prev := v.find(t, "previous", "pushes", "payload_ciphertext", "ascii")
-	cur := v.find(t, "current", "pushes", "payload_ciphertext", "ascii")
+	prev := v.Find(t, "previous", "pushes", "payload_ciphertext", "ascii")
+	cur := v.Find(t, "current", "pushes", "payload_ciphertext", "ascii")
 	check := func(name string, keys *Keys, table, column string, x vector) {
 		t.Helper()
 		got, err := keys.Decrypt(table, column, x.Ciphertext)
@@ -142,7 +108,7 @@ func TestDecryptNeedsTheRightKey(t *testing.T) {
 func TestDecryptStoredForms(t *testing.T) {
 	v := loadVectors(t)
 	keys, _ := ParseKeys(strings.ToUpper(v.MasterKeys["current"]), "")
-	x := v.find(t, "current", "pushes", "note_ciphertext", "utf8")
+	x := v.Find(t, "current", "pushes", "note_ciphertext", "utf8")
 	// Lockbox stores "" unencrypted.
 	if got, err := keys.Decrypt("pushes", "note_ciphertext", ""); got != "" || err != nil {
 		t.Errorf("empty column: %q, %v", got, err)

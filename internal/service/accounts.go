@@ -5,7 +5,6 @@ import (
 	"crypto/subtle"
 	"net/mail"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"hush/internal/push"
@@ -178,22 +177,6 @@ func (s *Service) SessionUser(ctx context.Context, id int64, epoch string) (*pus
 		return nil, nil
 	}
 	return u, nil
-}
-
-func (s *Service) verify(ctx context.Context, u *push.User, password string) bool {
-	ok, err := s.argon.VerifyPassword(ctx, password, u.PasswordHash)
-	return err == nil && ok
-}
-
-var dummyHash struct {
-	once sync.Once
-	hash string
-}
-
-// wasteVerify spends the time a real password check takes.
-func (s *Service) wasteVerify(ctx context.Context, password string) {
-	dummyHash.once.Do(func() { dummyHash.hash, _ = s.argon.HashPassword(ctx, "not the password") })
-	s.argon.VerifyPassword(ctx, password, dummyHash.hash)
 }
 
 // CreateUser creates an account with a given password, under the same rules

@@ -168,7 +168,7 @@ func (s *Service) OpenDownload(ctx context.Context, token string, m push.Meta) (
 	if err != nil {
 		return nil, err
 	}
-	sr, err := secure.OpenStream(rc, link.Key, contentAD(f.BlobID))
+	sr, err := secure.OpenStream(&storageReader{r: rc, want: secure.SealedStreamSize(f.Size)}, link.Key, contentAD(f.BlobID))
 	if err != nil {
 		rc.Close()
 		return nil, fmt.Errorf("file %d: %w", f.ID, err)

@@ -6,6 +6,7 @@ package service
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 	"unicode/utf8"
 
@@ -30,8 +31,12 @@ type Service struct {
 	settings    push.Settings
 	maxFileSize int64
 	maxPushSize int64
+	log         *slog.Logger
 
-	sweep sweepState
+	sweep        sweepState
+	faults       faultLog
+	ready        readyCache
+	bcryptHashes bcryptState // whether imported bcrypt password hashes are left (passwords.go)
 }
 
 // Deps are what a Service works with.
@@ -45,6 +50,9 @@ type Deps struct {
 	Now func() time.Time
 	// Observe, when set, is told of push life events (EventCreated, …).
 	Observe func(event string)
+	// Log receives what an operator must know (storage faults, files that
+	// could not be deleted); nil discards it.
+	Log *slog.Logger
 }
 
 // Limits are the instance's rules for pushes.
@@ -57,7 +65,10 @@ type Limits struct {
 // New returns a Service.
 func New(d Deps, l Limits) *Service {
 	s := &Service{store: d.Store, keys: d.Keys, argon: d.Argon, files: d.Files, clock: d.Now,
-		observer: d.Observe, settings: l.Settings, maxFileSize: l.MaxFileSize, maxPushSize: l.MaxPushSize}
+		observer: d.Observe, settings: l.Settings, maxFileSize: l.MaxFileSize, maxPushSize: l.MaxPushSize, log: d.Log}
+	if s.log == nil {
+		s.log = discardLogger
+	}
 	if s.clock == nil {
 		s.clock = time.Now
 	}

@@ -44,6 +44,8 @@ func (s *Service) Sweep(ctx context.Context, purgeAfter time.Duration) (SweepRes
 		}
 		for _, f := range due {
 			if err := s.files.Delete(ctx, f.BlobID); err != nil {
+				// The row stays, so the next sweep tries again.
+				s.log.Warn("could not delete the file of an expired push; the next sweep tries again", "blob", f.BlobID, "err", err)
 				return r, err
 			}
 			if err := s.store.DeleteFile(ctx, f.ID); err != nil {
@@ -79,6 +81,7 @@ func (s *Service) sweepOrphans(ctx context.Context, now time.Time) (int, error) 
 			return err
 		}
 		if err := s.files.Delete(ctx, id); err != nil {
+			s.log.Warn("could not delete an orphaned file; the next scan tries again", "blob", id, "err", err)
 			return err
 		}
 		n++

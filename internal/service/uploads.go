@@ -79,7 +79,7 @@ func (u *Uploads) Discard(ctx context.Context) {
 		return
 	}
 	for _, f := range u.files {
-		u.s.files.Delete(context.WithoutCancel(ctx), f.blobID)
+		u.s.deleteBlob(ctx, f.blobID, "upload of a create that failed")
 	}
 	u.files = nil
 }
@@ -98,31 +98,50 @@ func (s *Service) storeFile(ctx context.Context, name, contentType string, r io.
 	if contentType == "" {
 		contentType = "application/octet-stream"
 	}
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
-	var idBytes [16]byte
-	if _, err := rand.Read(idBytes[:]); err != nil {
-		return nil, err
-	}
-	id := hex.EncodeToString(idBytes[:])
 	limit := max(min(s.maxFileSize, s.maxPushSize-already), 0)
 	src := &cappedReader{r: r, left: limit}
-	pr, pw := io.Pipe()
-	go func() {
-		_, err := secure.SealStream(pw, src, key, contentAD(id))
-		pw.CloseWithError(err)
-	}()
-	_, err := s.files.Put(ctx, id, pr)
-	pr.CloseWithError(io.ErrClosedPipe) // unblock the sealer if Put stopped early
+	id, key, _, err := s.sealInto(ctx, src)
 	if errors.Is(err, errFileTooLarge) || src.over {
-		s.files.Delete(context.WithoutCancel(ctx), id)
+		if err == nil {
+			s.deleteBlob(ctx, id, "upload over the size limit")
+		}
 		return nil, s.tooLarge()
 	}
 	if err != nil {
-		s.files.Delete(context.WithoutCancel(ctx), id)
-		return nil, fmt.Errorf("store file: %w", err)
+		return nil, err
 	}
 	return &upload{blobID: id, name: name, contentType: contentType, size: src.read, key: key}, nil
+}
+
+// sealInto streams r into a new blob of the file store, sealed under a
+// fresh random key, and returns the blob's id, the key and the number of
+// bytes read from r. On any error the blob is deleted.
+func (s *Service) sealInto(ctx context.Context, r io.Reader) (string, []byte, int64, error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return "", nil, 0, err
+	}
+	var idBytes [16]byte
+	if _, err := rand.Read(idBytes[:]); err != nil {
+		return "", nil, 0, err
+	}
+	id := hex.EncodeToString(idBytes[:])
+	pr, pw := io.Pipe()
+	sealed := make(chan int64, 1)
+	go func() {
+		n, err := secure.SealStream(pw, r, key, contentAD(id))
+		pw.CloseWithError(err)
+		sealed <- n
+	}()
+	_, err := s.files.Put(ctx, id, pr)
+	pr.CloseWithError(io.ErrClosedPipe) // unblock the sealer if Put stopped early
+	n := <-sealed
+	if err != nil {
+		s.deleteBlob(ctx, id, "upload that failed")
+		if errors.Is(err, errFileTooLarge) {
+			return "", nil, n, err
+		}
+		return "", nil, n, fmt.Errorf("store file: %w", err)
+	}
+	return id, key, n, nil
 }

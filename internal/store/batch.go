@@ -20,6 +20,11 @@ import (
 // every body runs again in a transaction of its own. So a body may run more
 // than once; write, the only caller of inBatch, hands back the result of
 // the run that committed.
+//
+// A body never runs for a caller that has gone: each caller's context is
+// checked inside every transaction, after the write lock is held, and a
+// body whose caller gave up is left out (answered with its context's
+// error) while the others commit.
 type batcher struct {
 	s    *Store
 	jobs chan *job // unbuffered: a job is either taken by the writer or refused
@@ -64,7 +69,14 @@ func (b *batcher) close() {
 func (s *Store) inBatch(ctx context.Context, fn func(*Tx) error) error {
 	b := s.batch
 	if b == nil {
-		return s.inTx(ctx, fn)
+		return s.inTx(ctx, func(tx *Tx) error {
+			// PostgreSQL: the transaction is bound to ctx, so a caller
+			// that goes rolls it back; asking first spares the work.
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return fn(tx)
+		})
 	}
 	j := &job{ctx: ctx, fn: fn, err: make(chan error, 1)}
 	select {
@@ -126,7 +138,9 @@ func (b *batcher) drain(batch []*job) []*job {
 // commit runs the batch's bodies in one transaction. When a body fails, the
 // transaction is rolled back, the bodies before it run again together, the
 // failing one alone (so that its error is its own), and the rest as a batch.
-// When the commit itself fails, each body runs alone.
+// When the transaction fails for the database's sake (busy, full,
+// unreachable: FaultOf), every body gets that error; when it fails
+// otherwise, each body runs alone.
 func (b *batcher) commit(batch []*job) {
 	live := make([]*job, 0, len(batch))
 	for _, j := range batch {
@@ -143,32 +157,67 @@ func (b *batcher) commitJobs(live []*job) {
 	ctx := context.Background()
 	for len(live) > 1 {
 		failed := -1
+		var ran, gone []*job
 		err := b.s.inTx(ctx, func(tx *Tx) error {
+			ran, gone = ran[:0], gone[:0]
 			for i, j := range live {
+				if j.ctx.Err() != nil {
+					gone = append(gone, j)
+					continue
+				}
 				if err := j.run(tx); err != nil {
 					failed = i
 					return errBatchBody
 				}
+				ran = append(ran, j)
 			}
 			return nil
 		})
 		if err == nil {
-			b.shared.Add(int64(len(live)))
-			for _, j := range live {
+			b.shared.Add(int64(len(ran)))
+			for _, j := range ran {
 				j.err <- nil
+			}
+			for _, j := range gone {
+				j.err <- j.ctx.Err()
 			}
 			return
 		}
 		if failed < 0 {
+			if _, ok := FaultOf(err); ok {
+				// The database is busy, full or gone: one by one, each
+				// would wait and fail the same way.
+				for _, j := range live {
+					j.err <- err
+				}
+				return
+			}
 			break
 		}
 		b.commitJobs(live[:failed])
-		live[failed].err <- b.s.inTx(ctx, live[failed].run)
+		live[failed].err <- b.alone(live[failed])
 		live = live[failed+1:]
 	}
 	for _, j := range live {
-		j.err <- b.s.inTx(ctx, j.run)
+		j.err <- b.alone(j)
 	}
+}
+
+// alone runs one job in a transaction of its own, unless its caller has
+// gone. The caller is asked again inside the transaction, once the write
+// lock is held: waiting for it (a busy database, a long checkpoint, another
+// process holding the lock) can outlast the client, and a view claimed for
+// a client that is gone is a secret spent and delivered to nobody.
+func (b *batcher) alone(j *job) error {
+	if err := j.ctx.Err(); err != nil {
+		return err
+	}
+	return b.s.inTx(context.Background(), func(tx *Tx) error {
+		if err := j.ctx.Err(); err != nil {
+			return err
+		}
+		return j.run(tx)
+	})
 }
 
 // run runs the job's body. A panic becomes the job's error, as net/http

@@ -33,3 +33,15 @@ func (s *Store) SetMeta(ctx context.Context, name string, value []byte, onlyIfAb
 	}
 	return n == 1, nil
 }
+
+// ProbeWrite commits a small write through the same door as the requests'
+// writes, so that readiness sees what they would: a lock held elsewhere, a
+// full disk, a database that cannot be reached.
+func (s *Store) ProbeWrite(ctx context.Context, at int64) error {
+	_, err := write(ctx, s, func(tx *Tx) (struct{}, error) {
+		_, err := tx.ExecContext(ctx, `INSERT INTO meta (name, value) VALUES ('ready_probe', $1)
+			ON CONFLICT (name) DO UPDATE SET value = excluded.value`, []byte(fmt.Sprint(at)))
+		return struct{}{}, err
+	})
+	return err
+}

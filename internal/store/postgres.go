@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // the scale-out engine
+	"github.com/jackc/pgx/v5/stdlib" // the scale-out engine
 	"github.com/pressly/goose/v3"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -16,11 +18,20 @@ import (
 
 // OpenPostgres connects to PostgreSQL. Reads and writes share one pool:
 // PostgreSQL's row locks make the conditional UPDATEs safe under concurrency.
+//
+// A connection attempt gives up after 5 s unless the URL sets
+// connect_timeout, and attempts back off while the server is unreachable
+// (guardedConnector).
 func OpenPostgres(ctx context.Context, url string) (*Store, error) {
-	db, err := sql.Open("pgx", url)
+	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
+		return nil, fmt.Errorf("open database: %w", redactURL(err, url))
 	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 5 * time.Second
+	}
+	guard := newGuardedConnector(stdlib.GetConnector(*cfg))
+	db := sql.OpenDB(guard)
 	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(16)
 	if err := db.PingContext(ctx); err != nil {
@@ -28,7 +39,7 @@ func OpenPostgres(ctx context.Context, url string) (*Store, error) {
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", redactURL(err, url))
 	}
 	c := &conn{DB: db}
-	return &Store{w: c, r: c, dialect: goose.DialectPostgres}, nil
+	return &Store{w: c, r: c, dialect: goose.DialectPostgres, guard: guard}, nil
 }
 
 // Open opens the database a URL names: postgres:// or postgresql:// for

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Options are the settings of a SQLite database.
@@ -14,6 +15,17 @@ type Options struct {
 	// (never corrupting the database); with full every commit waits for the
 	// write-ahead log to reach the disk (fsync), so those survive too.
 	Sync string
+	// BusyTimeout is how long a write waits for the write lock while
+	// another connection or process holds it; 0 means 10 s.
+	BusyTimeout time.Duration
+}
+
+// busyMillis is SQLite's busy_timeout for o.BusyTimeout.
+func (o Options) busyMillis() int64 {
+	if o.BusyTimeout <= 0 {
+		return 10000
+	}
+	return max(o.BusyTimeout.Milliseconds(), 1)
 }
 
 // syncPragma returns the value of PRAGMA synchronous for o.Sync.

@@ -44,9 +44,10 @@ var migrations embed.FS
 type Store struct {
 	w, r    *conn
 	dialect goose.Dialect
-	batch   *batcher      // SQLite: group commit of concurrent writes; nil for PostgreSQL
-	ckpt    *checkpointer // SQLite: WAL checkpoints off the write path; nil for PostgreSQL
-	dsn     string        // SQLite: the database's DSN, for the migrations' own handle
+	batch   *batcher          // SQLite: group commit of concurrent writes; nil for PostgreSQL
+	ckpt    *checkpointer     // SQLite: WAL checkpoints off the write path; nil for PostgreSQL
+	dsn     string            // SQLite: the database's DSN, for the migrations' own handle
+	guard   *guardedConnector // PostgreSQL: connection attempts with back-off; nil for SQLite
 }
 
 // OpenSQLite opens (creating if needed) the SQLite database at path in WAL
@@ -71,7 +72,7 @@ func OpenSQLiteWith(ctx context.Context, path string, o Options) (*Store, error)
 		f.Close()
 	}
 	q := url.Values{}
-	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(" + sync + ")", "foreign_keys(1)",
+	for _, p := range []string{fmt.Sprintf("busy_timeout(%d)", o.busyMillis()), "journal_mode(WAL)", "synchronous(" + sync + ")", "foreign_keys(1)",
 		// The checkpointer does it in the background; a WAL file grown by a
 		// burst is cut back to 64 MiB once its pages are in the database.
 		"wal_autocheckpoint(0)", "journal_size_limit(67108864)"} {

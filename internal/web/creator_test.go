@@ -48,7 +48,7 @@ func TestCreateAnonymousAndPreview(t *testing.T) {
 	pv.lacks(t, "hunter2")
 	// Anyone with the link sees the same preview, as in Password Pusher
 	// (its browser extension reads it): the link and its QR code, and no
-	// view used (docs/decisions.md, D30).
+	// view used (docs/decisions.md, D32).
 	other := h.client().get("/p/" + tok + "/preview")
 	other.expect(t, http.StatusOK)
 	other.has(t, `value="`+h.url+`/p/`+tok+`/r"`, `<svg xmlns="http://www.w3.org/2000/svg" class="qr"`, "3 days or 2 views")

@@ -8,7 +8,7 @@ import (
 
 // The addresses of Password Pusher's pages that an operator's existing
 // links and bookmarks use lead to Hush's pages with a permanent redirect,
-// as Password Pusher redirects them itself (docs/decisions.md, D29).
+// as Password Pusher redirects them itself (docs/decisions.md, D31).
 
 // apiTokens serves GET /api_tokens: Password Pusher's old address of the
 // API token page.

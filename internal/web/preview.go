@@ -30,7 +30,7 @@ func (s *Server) secretURL(r *http.Request, p *push.Push) string {
 // Password Pusher (its browser extension reads this page). It uses no
 // view and shows nothing secret but the link its visitor already has, and
 // the limits the push was given; its owner also gets the audit log's link
-// (docs/decisions.md, D30). An expired or unknown link shows the expired
+// (docs/decisions.md, D32). An expired or unknown link shows the expired
 // page, which reveals nothing.
 func (s *Server) preview(w http.ResponseWriter, r *http.Request) error {
 	token := r.PathValue("token")

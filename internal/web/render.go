@@ -115,12 +115,19 @@ func (s *Server) expiredPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var e *push.Error
 	if !errors.As(err, &e) {
-		s.log.Error("web request failed", "path", httpx.RedactPath(r.URL.Path), "err", err)
-		s.renderError(w, r, http.StatusInternalServerError, "Something went wrong",
-			"The server could not complete this request. Please try again later.")
-		return
+		if e = s.svc.Fault(r.Context(), err); e == nil {
+			s.log.Error("web request failed", "path", httpx.RedactPath(r.URL.Path), "err", err)
+			s.renderError(w, r, http.StatusInternalServerError, "Something went wrong",
+				"The server could not complete this request. Please try again later.")
+			return
+		}
 	}
 	switch e.Code {
+	case push.CodeUnavailable:
+		s.render(w, r, "message.html", page{Title: "Please try again in a moment", Status: http.StatusServiceUnavailable,
+			Data: e.Message, RetryAfter: e.RetryAfter})
+	case push.CodeStorageFull:
+		s.render(w, r, "message.html", page{Title: "Out of storage space", Status: http.StatusInsufficientStorage, Data: e.Message})
 	case push.CodeNotFound:
 		s.expiredPage(w, r)
 	case push.CodeUnauthenticated:

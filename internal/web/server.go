@@ -26,6 +26,7 @@ type Server struct {
 	disableSignups bool
 	disableLogins  bool
 	log            *slog.Logger
+	readTimeout    time.Duration // the server's read timeout, which uploads must keep pace with
 
 	sessions *scs.SessionManager
 	pages    templates
@@ -38,7 +39,8 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	DisableSignups bool
 	DisableLogins  bool
-	Log            *slog.Logger // nil: discard
+	Log            *slog.Logger  // nil: discard
+	ReadTimeout    time.Duration // the server's read timeout; 0: 60 s
 }
 
 // Session lifetimes: a session ends after two idle hours (Password Pusher's
@@ -60,7 +62,11 @@ func New(o Options) *Server {
 		disableSignups: o.DisableSignups,
 		disableLogins:  o.DisableLogins,
 		log:            o.Log,
+		readTimeout:    o.ReadTimeout,
 		pages:          parseTemplates(),
+	}
+	if s.readTimeout <= 0 {
+		s.readTimeout = 60 * time.Second
 	}
 	sm := scs.New()
 	sm.Store = sessionStore{s.svc}

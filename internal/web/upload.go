@@ -5,15 +5,11 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"time"
 
 	"hush/internal/httpx"
 	"hush/internal/push"
 	"hush/internal/service"
 )
-
-// uploadDeadline bounds how long one create with files may take, as in the API.
-const uploadDeadline = 30 * time.Minute
 
 // filesAllowed reports whether u may attach files in the form
 // (service.MayAttach: signed in, file pushes enabled, a file store).
@@ -33,21 +29,22 @@ var (
 // are counted but not stored, so the create fails with the usual message.
 //
 // Only a visitor who may attach files may send a body the size of its files,
-// and only once a file's contents begin does the read deadline stretch to
-// uploadDeadline; anyone else gets the field limit (the largest payload
-// as it is, push.MaxMultipartFields) and the server's read timeout
-// (docs/decisions.md, D24).
+// and only once a file's contents begin may the body take up to
+// httpx.MaxUploadTime, as long as it keeps pace (httpx.Pace); anyone else gets
+// the field limit (the largest payload as it is, push.MaxMultipartFields)
+// and the server's read timeout (docs/decisions.md, D24).
 func (s *Server) parseCreateMultipart(w http.ResponseWriter, r *http.Request, u *push.User, up *service.Uploads) (url.Values, error) {
 	limit := int64(push.MaxMultipartFields)
 	if s.filesAllowed(u) {
 		limit += s.svc.MaxPushSize()
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	body := httpx.Pace(w, r, s.readTimeout, httpx.MaxUploadTime)
 	_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || params["boundary"] == "" {
 		return nil, httpx.ErrFormMalformed
 	}
-	form, _, err := httpx.StreamForm(r.Context(), r.Body, params["boundary"], httpx.FormRules{
+	form, _, err := httpx.StreamForm(r.Context(), body, params["boundary"], httpx.FormRules{
 		IsFileField:   func(name string) bool { return name == "files" },
 		MaxFieldBytes: push.MaxMultipartFields,
 		Allow: func(count int) (bool, error) {
@@ -57,9 +54,7 @@ func (s *Server) parseCreateMultipart(w http.ResponseWriter, r *http.Request, u 
 			case !s.filesAllowed(u):
 				return false, errFilesOff
 			}
-			if count == 1 {
-				http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadDeadline))
-			}
+			body.Start()
 			return true, nil
 		},
 	}, up)

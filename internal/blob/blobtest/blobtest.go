@@ -20,10 +20,16 @@ import (
 )
 
 // failingReader yields "data" n times, then fails like a client that went away.
-type failingReader struct{ n int }
+type failingReader struct {
+	n   int
+	err error // nil: a plain error
+}
 
 func (f *failingReader) Read(p []byte) (int, error) {
 	if f.n <= 0 {
+		if f.err != nil {
+			return 0, f.err
+		}
 		return 0, errors.New("client went away")
 	}
 	f.n--
@@ -179,11 +185,15 @@ func checkMissingBlob(t *testing.T, fs blob.FileStore) {
 
 func checkFailedUploadLeavesNothing(t *testing.T, fs blob.FileStore) {
 	ctx := context.Background()
-	id := NewID(t)
-	if _, err := fs.Put(ctx, id, &failingReader{n: 3}); err == nil {
-		t.Error("Put of a failing reader succeeded")
+	// io.ErrUnexpectedEOF is how a client's body ends early; it must not
+	// pass for the end of the data.
+	for _, cause := range []error{nil, io.ErrUnexpectedEOF} {
+		id := NewID(t)
+		if _, err := fs.Put(ctx, id, &failingReader{n: 3, err: cause}); err == nil {
+			t.Errorf("Put of a reader failing with %v succeeded", cause)
+		}
+		assertNothingLeft(t, fs, id, "a failed upload")
 	}
-	assertNothingLeft(t, fs, id, "a failed upload")
 }
 
 // assertNothingLeft checks that after what, neither id nor any other blob

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -23,6 +25,9 @@ import (
 // requires parts of at least 5 MiB and allows at most 10,000 parts: the
 // largest blob is 160 GiB.
 const PartSize = 16 << 20
+
+// maxRetries is how often the client tries one request to the server.
+const maxRetries = 4
 
 // Options configures an S3 store.
 type Options struct {
@@ -60,6 +65,9 @@ func New(o Options) (*Store, error) {
 		Creds:  credentials.NewStaticV4(o.AccessKey, o.SecretKey, ""),
 		Secure: o.UseSSL,
 		Region: region,
+		// A few retries ride out a dropped connection; a server that is
+		// down fails the request within about two seconds instead of ten.
+		MaxRetries: maxRetries,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("blob: S3 client for %s: %w", o.Endpoint, err)
@@ -79,8 +87,8 @@ func (s *Store) key(id string) (string, error) {
 }
 
 // Put implements FileStore. It streams r in parts of PartSize bytes, with
-// one part in memory at a time. On any error minio-go aborts the multipart
-// upload, so nothing becomes visible.
+// one part in memory at a time. On any error the multipart upload is
+// aborted at once, so nothing becomes visible and no part stays stored.
 func (s *Store) Put(ctx context.Context, id string, r io.Reader) (int64, error) {
 	key, err := s.key(id)
 	if err != nil {
@@ -91,16 +99,97 @@ func (s *Store) Put(ctx context.Context, id string, r io.Reader) (int64, error) 
 	if _, err := s.client.StatObject(ctx, s.bucket, key, minio.StatObjectOptions{}); err == nil {
 		return 0, fmt.Errorf("blob: %s already exists", id)
 	} else if !isNoSuchKey(err) {
-		return 0, fmt.Errorf("blob: put %s: %w", id, err)
+		return 0, fmt.Errorf("blob: put %s: %w", id, fault(err))
 	}
-	info, err := s.client.PutObject(ctx, s.bucket, key, blob.ContextReader(ctx, r), -1, minio.PutObjectOptions{
+	src := &sourceReader{r: blob.ContextReader(ctx, r)}
+	info, err := s.client.PutObject(ctx, s.bucket, key, src, -1, minio.PutObjectOptions{
 		PartSize:    PartSize,
 		ContentType: "application/octet-stream",
 	})
 	if err != nil {
-		return info.Size, fmt.Errorf("blob: write %s: %w", id, err)
+		s.abort(key)
+		if src.err != nil {
+			// The upload's source failed (its client left, sent too
+			// much): not the store's fault.
+			return info.Size, fmt.Errorf("blob: write %s: %w", id, src.err)
+		}
+		return info.Size, fmt.Errorf("blob: write %s: %w", id, fault(err))
 	}
 	return info.Size, nil
+}
+
+// abort removes the parts a failed upload left on the server, at once,
+// on a context of its own (the request's may be what ended the upload).
+// While the server cannot be reached it tries again in the background,
+// every few seconds for abortFor; after that the sweeper removes them
+// within the hour.
+func (s *Store) abort(key string) {
+	if s.removeParts(key) {
+		return
+	}
+	go func() {
+		wait := time.Second
+		for deadline := time.Now().Add(abortFor); time.Now().Before(deadline); wait = min(2*wait, 30*time.Second) {
+			time.Sleep(wait)
+			if s.removeParts(key) {
+				return
+			}
+		}
+	}()
+}
+
+// abortFor is how long abort keeps trying while the server is unreachable.
+const abortFor = 10 * time.Minute
+
+// removeParts aborts the multipart upload of key, if any; it reports
+// whether the server answered.
+func (s *Store) removeParts(key string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := s.client.RemoveIncompleteUpload(ctx, s.bucket, key)
+	return err == nil || isNoSuchKey(err) || minio.ToErrorResponse(err).Code == "NoSuchUpload"
+}
+
+// sourceReader remembers the error of the reader an upload streams from,
+// to tell the source's failures from the server's.
+type sourceReader struct {
+	r   io.Reader
+	err error
+}
+
+func (s *sourceReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF {
+		s.err = err
+		// Wrapped: minio-go takes a bare io.ErrUnexpectedEOF for the end
+		// of the data and would complete the object short.
+		err = fmt.Errorf("upload source: %w", err)
+	}
+	return n, err
+}
+
+// fault wraps an error of the S3 server or of the connection to it in a
+// blob.FaultError saying what it means for the requests: a full store, a
+// busy one, or one that cannot be reached. Other answers (a missing key,
+// access denied) are returned as they are.
+func fault(err error) error {
+	resp := minio.ToErrorResponse(err)
+	switch {
+	case resp.Code == "XMinioStorageFull" || resp.StatusCode == 507:
+		return &blob.FaultError{Fault: blob.Full, Err: err}
+	case resp.Code == "SlowDown" || resp.StatusCode == 503 || resp.StatusCode == 429:
+		return &blob.FaultError{Fault: blob.Busy, Err: err}
+	case resp.StatusCode >= 500:
+		return &blob.FaultError{Fault: blob.Unreachable, Err: err}
+	case resp.StatusCode != 0:
+		return err
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return &blob.FaultError{Fault: blob.Unreachable, Err: err}
+	}
+	return err
 }
 
 // Open implements FileStore. The GET request is sent before Open returns, so
@@ -112,16 +201,27 @@ func (s *Store) Open(ctx context.Context, id string) (io.ReadCloser, error) {
 	}
 	obj, err := s.client.GetObject(ctx, s.bucket, key, minio.GetObjectOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("blob: open %s: %w", id, err)
+		return nil, fmt.Errorf("blob: open %s: %w", id, fault(err))
 	}
 	if _, err := obj.Stat(); err != nil {
 		obj.Close()
 		if isNoSuchKey(err) {
 			return nil, blob.ErrNotFound
 		}
-		return nil, fmt.Errorf("blob: open %s: %w", id, err)
+		return nil, fmt.Errorf("blob: open %s: %w", id, fault(err))
 	}
-	return obj, nil
+	return objectReader{obj}, nil
+}
+
+// objectReader reads an object, its errors classified like the others'.
+type objectReader struct{ *minio.Object }
+
+func (o objectReader) Read(p []byte) (int, error) {
+	n, err := o.Object.Read(p)
+	if err != nil && err != io.EOF {
+		err = fault(err)
+	}
+	return n, err
 }
 
 // Delete implements FileStore: it removes the object and aborts any
@@ -132,11 +232,11 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		return err
 	}
 	if err := s.client.RemoveObject(ctx, s.bucket, key, minio.RemoveObjectOptions{}); err != nil && !isNoSuchKey(err) {
-		return fmt.Errorf("blob: delete %s: %w", id, err)
+		return fmt.Errorf("blob: delete %s: %w", id, fault(err))
 	}
 	if err := s.client.RemoveIncompleteUpload(ctx, s.bucket, key); err != nil && !isNoSuchKey(err) &&
 		minio.ToErrorResponse(err).Code != "NoSuchUpload" {
-		return fmt.Errorf("blob: abort upload %s: %w", id, err)
+		return fmt.Errorf("blob: abort upload %s: %w", id, fault(err))
 	}
 	return nil
 }
@@ -181,7 +281,7 @@ func (s *Store) id(key string) (string, bool) {
 func (s *Store) Ping(ctx context.Context) error {
 	ok, err := s.client.BucketExists(ctx, s.bucket)
 	if err != nil {
-		return fmt.Errorf("blob: S3 bucket %q at %s: %w", s.bucket, s.client.EndpointURL().Host, err)
+		return fmt.Errorf("blob: S3 bucket %q at %s: %w", s.bucket, s.client.EndpointURL().Host, fault(err))
 	}
 	if !ok {
 		return fmt.Errorf("blob: S3 bucket %q does not exist at %s", s.bucket, s.client.EndpointURL().Host)

@@ -3,16 +3,20 @@ package s3
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"strings"
 	"testing"
+	"testing/iotest"
+	"time"
 
 	"github.com/minio/minio-go/v7"
 
 	"hush/internal/blob"
 	"hush/internal/blob/blobtest"
 	"hush/internal/blob/s3test"
+	"hush/internal/faultproxy"
 )
 
 func newS3(t *testing.T, srv *s3test.Server, bucket, prefix string) *Store {
@@ -140,4 +144,77 @@ func TestS3PingFails(t *testing.T) {
 	if _, err := New(Options{Bucket: bucket}); err == nil {
 		t.Error("New without an endpoint succeeded")
 	}
+}
+
+// cutAfter reads n bytes of zeros, calls cut once half are read, and goes
+// on (the store's connection is gone by then).
+type cutAfter struct {
+	n, read, at int
+	cut         func()
+}
+
+func (c *cutAfter) Read(p []byte) (int, error) {
+	if c.read >= c.n {
+		return 0, io.EOF
+	}
+	k := min(len(p), c.n-c.read)
+	clear(p[:k])
+	c.read += k
+	if c.cut != nil && c.read >= c.at {
+		c.cut()
+		c.cut = nil
+	}
+	return k, nil
+}
+
+// TestS3ConnectionCutMidUpload takes the server away in the middle of a
+// multipart upload: Put fails with a fault that says the store is
+// unreachable (503, not a bug), and once the server is back nothing of the
+// upload stays stored, not even its parts, without waiting for the hourly
+// sweep.
+func TestS3ConnectionCutMidUpload(t *testing.T) {
+	srv := s3test.Start(t)
+	proxy, err := faultproxy.Start(srv.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	bucket := srv.Bucket(t)
+	s, err := New(Options{Endpoint: proxy.Addr(), Bucket: bucket, AccessKey: s3test.AccessKey, SecretKey: s3test.SecretKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := blobtest.NewID(t)
+	down := func() { proxy.Set(faultproxy.Refuse); proxy.Cut() }
+	_, err = s.Put(t.Context(), id, &cutAfter{n: 3 * PartSize, at: PartSize + PartSize/2, cut: down})
+	if f, ok := blob.FaultOf(err); !ok || f.Cause != "unreachable" {
+		t.Fatalf("Put cut mid-upload: %v → %+v %v; want an unreachable fault", err, f, ok)
+	}
+	left := func() (n int) {
+		for range srv.Client.ListIncompleteUploads(t.Context(), bucket, "", true) {
+			n++
+		}
+		return n
+	}
+	if left() == 0 {
+		t.Fatal("setup: no parts were stored before the cut")
+	}
+	proxy.Set(faultproxy.Pass)
+	for deadline := time.Now().Add(10 * time.Second); left() > 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the parts of the failed upload were still there 10s after the server came back")
+		}
+	}
+	for obj := range srv.Client.ListObjects(t.Context(), bucket, minio.ListObjectsOptions{Recursive: true}) {
+		t.Errorf("object left behind: %s", obj.Key)
+	}
+	// A failing source is the source's error, not the store's fault, and
+	// leaves nothing, even when it fails with io.ErrUnexpectedEOF (an
+	// upload's client gone), which minio-go would take for the data's end.
+	failing := blobtest.NewID(t)
+	_, err = s.Put(t.Context(), failing, io.MultiReader(strings.NewReader("x"), iotest.ErrReader(io.ErrUnexpectedEOF)))
+	if f, ok := blob.FaultOf(err); ok || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("Put of a failing source: %v classified %+v %v; want the source's error, no fault", err, f, ok)
+	}
+	blobtest.AssertMissing(t, s, failing)
 }
