@@ -9,8 +9,11 @@ import (
 )
 
 // authenticate resolves the caller from an API token, never from a cookie
-// (docs/decisions.md, D9 and D18). It returns nil for an anonymous caller,
-// and an error when a token was presented but matches no user.
+// (docs/decisions.md, D9 and D18): the X-User-Token of an X-User-Email and
+// X-User-Token pair, else the last word of Authorization. It returns nil for
+// an anonymous caller, and an error when a token was presented but matches
+// no user — an X-User-Token without X-User-Email included, which
+// authenticates nobody, as in Password Pusher.
 func (s *Server) authenticate(r *http.Request) (*push.User, error) {
 	var token string
 	email, userToken := r.Header.Get("X-User-Email"), r.Header.Get("X-User-Token")
@@ -24,7 +27,7 @@ func (s *Server) authenticate(r *http.Request) (*push.User, error) {
 			token = words[len(words)-1]
 		}
 	case hasUserToken:
-		token = userToken
+		return nil, unauthenticated(msgBadToken)
 	default:
 		return nil, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hush/internal/client"
+	"hush/internal/push"
 	"hush/internal/service"
 )
 
@@ -148,17 +149,22 @@ func TestCreateBodies(t *testing.T) {
 		{"unknown kind", `{"push":{"payload":"x","kind":"bogus"}}`, "application/json", 422, `{"kind":["is not included in the list"]}`},
 		{"kind upper case", `{"push":{"payload":"x","kind":"TEXT"}}`, "application/json", 422, `{"kind":["is not included in the list"]}`},
 		{"missing payload", `{"push":{"name":"x"}}`, "application/json", 422, `{"payload":["Payload is required."]}`},
-		{"views out of range", `{"push":{"payload":"x","expire_after_views":500}}`, "application/json", 422, `{"expire_after_views":["must be between 1 and 100"]}`},
-		{"days zero", `{"push":{"payload":"x","expire_after_days":0}}`, "application/json", 422, `{"expire_after_days":["must be between 1 and 90"]}`},
-		{"days fraction", `{"push":{"payload":"x","expire_after_days":3.7}}`, "application/json", 422, `{"expire_after_days":["must be an integer"]}`},
-		{"days huge number", `{"push":{"payload":"x","expire_after_days":1e309}}`, "application/json", 422, `{"expire_after_days":["must be an integer"]}`},
-		{"payload a number", `{"push":{"payload":5}}`, "application/json", 422, ""},
+		{"views out of range", `{"push":{"payload":"x","expire_after_views":500}}`, "application/json", 201, ""},
+		{"days zero", `{"push":{"payload":"x","expire_after_days":0}}`, "application/json", 201, ""},
+		{"days fraction", `{"push":{"payload":"x","expire_after_days":3.7}}`, "application/json", 201, ""},
+		{"days huge number", `{"push":{"payload":"x","expire_after_days":1e300}}`, "application/json", 201, ""},
+		{"days not a number", `{"push":{"payload":"x","expire_after_days":"a week"}}`, "application/json", 422, `{"expire_after_days":["is not a number"]}`},
+		{"views a boolean", `{"push":{"payload":"x","expire_after_views":true}}`, "application/json", 422, `{"expire_after_views":["is not a number"]}`},
+		{"payload a number", `{"push":{"payload":5}}`, "application/json", 201, ""},
+		{"payload an object", `{"push":{"payload":{"a":1}}}`, "application/json", 422, `{"payload":["must be a string"]}`},
 		{"bad url", `{"push":{"payload":"ftp://x","kind":"url"}}`, "application/json", 422, `{"payload":["must be a valid HTTP or HTTPS URL."]}`},
-		{"bad duration", `{"push":{"payload":"x","expire_after_duration":3}}`, "application/json", 422, ""},
+		{"sub-day duration", `{"push":{"payload":"x","expire_after_duration":3}}`, "application/json", 201, ""},
+		{"unknown duration", `{"push":{"payload":"x","expire_after_duration":42}}`, "application/json", 201, ""},
 		{"invalid UTF-8", "{\"push\":{\"payload\":\"\xff\xfe\"}}", "application/json", 400, `{"error":"The request body is not valid UTF-8."}`},
 		{"too large", `{"push":{"payload":"` + strings.Repeat("a", 5000) + `"}}`, "application/json", 413, `{"error":"The request body is too large."}`},
 		{"notify emails", `{"push":{"payload":"x","notify_emails_to":"a@b.c"}}`, "application/json", 422,
 			`{"base":["Notify by email feature is not enabled"],"notify_emails_to":["are not available"]}`},
+		{"notify emails blank", `{"push":{"payload":"x","notify_emails_to":"","notify_emails_to_locale":" "}}`, "application/json", 201, ""},
 		{"files key needs sign in", `{"push":{"payload":"x","files":[]}}`, "application/json", 401,
 			`{"error":"You need to sign in or sign up before continuing."}`},
 		{"kind file needs sign in", `{"push":{"kind":"file"}}`, "application/json", 401,
@@ -189,6 +195,50 @@ func TestCreateBodies(t *testing.T) {
 	}
 	if got := countAll(t, h) - before; got != created {
 		t.Errorf("%d pushes stored, want %d: a rejected request stored something", got, created)
+	}
+}
+
+// TestCreateLimitsApplied: days and views outside the range are brought
+// into it, a fraction is cut off, and the response reports the value
+// applied; only a value that is not a number is 422 (docs/decisions.md, D3).
+func TestCreateLimitsApplied(t *testing.T) {
+	h := newHarness(t, nil)
+	for _, c := range []struct {
+		field, raw string
+		want       float64
+	}{
+		{"expire_after_days", `120`, 90}, {"expire_after_days", `0`, 1}, {"expire_after_days", `-3`, 1},
+		{"expire_after_days", `3.0`, 3}, {"expire_after_days", `3.9`, 3}, {"expire_after_days", `1e2`, 90},
+		{"expire_after_days", `"1e309"`, 90}, {"expire_after_days", `" 12 "`, 12}, {"expire_after_days", `"2.5"`, 2},
+		{"expire_after_views", `500`, 100}, {"expire_after_views", `0`, 1}, {"expire_after_views", `"1e2"`, 100},
+		{"expire_after_views", `7.0`, 7},
+	} {
+		r := h.doRaw("POST", "/api/v2/pushes", `{"push":{"payload":"x","`+c.field+`":`+c.raw+`}}`, "Content-Type", "application/json")
+		wantStatus(t, c.field+" "+c.raw, r, 201)
+		m := r.obj(t)
+		if m[c.field] != c.want {
+			t.Errorf("%s %s: applied %v, want %v", c.field, c.raw, m[c.field], c.want)
+		}
+		remaining := map[string]string{"expire_after_days": "days_remaining", "expire_after_views": "views_remaining"}[c.field]
+		if m[remaining] != c.want {
+			t.Errorf("%s %s: %s %v, want %v", c.field, c.raw, remaining, m[remaining], c.want)
+		}
+		if p := mustPush(t, h, m["url_token"].(string)); c.field == "expire_after_days" &&
+			!p.ExpiresAt().Equal(p.CreatedAt.Add(time.Duration(c.want)*push.Day)) {
+			t.Errorf("%s %s: stored expiry %v after creation", c.field, c.raw, p.ExpiresAt().Sub(p.CreatedAt))
+		}
+	}
+	for _, raw := range []string{`"seven"`, `true`, `[1]`, `{}`, `"0x10"`, `"NaN"`} {
+		r := h.doRaw("POST", "/api/v2/pushes", `{"push":{"payload":"x","expire_after_days":`+raw+`}}`, "Content-Type", "application/json")
+		wantStatus(t, raw, r, 422)
+		wantBody(t, raw, r, `{"expire_after_days":["is not a number"]}`)
+	}
+	// The form body of the pwpush CLI (--days 120) is read the same way.
+	r := h.doRaw("POST", "/api/v2/pushes", "push%5Bpayload%5D=x&push%5Bexpire_after_days%5D=120&push%5Bexpire_after_views%5D=3.0",
+		"Content-Type", "application/x-www-form-urlencoded")
+	wantStatus(t, "form", r, 201)
+	if m := r.obj(t); m["expire_after_days"] != 90.0 || m["expire_after_views"] != 3.0 {
+		t.Errorf("form: days %v views %v, want 90 and 3", m["expire_after_days"], m["expire_after_views"])
 	}
 }
 

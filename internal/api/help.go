@@ -41,6 +41,7 @@ type helpLimits struct {
 	MaxBody, MaxFileSize, MaxPushSize int64
 	MaxFiles                          int
 	Anonymous, Files, URLs, QR        bool
+	SubDay                            bool // sub-day durations offered (push.Settings.SubDayDurations)
 }
 
 var helpTemplate = template.Must(template.ParseFS(helpFS, "help/api.html.tmpl"))
@@ -129,7 +130,7 @@ func (s *Server) HelpHandler() http.Handler {
 		page := helpPage{Title: "Hush API", Version: APIVersion, Operations: helpOperations(),
 			Limits: helpLimits{MaxBody: s.maxBody, MaxFileSize: s.svc.MaxFileSize(), MaxPushSize: s.svc.MaxPushSize(),
 				MaxFiles: st.MaxFileUploads, Anonymous: st.AllowAnonymous, Files: st.EnableFilePushes,
-				URLs: st.EnableURLPushes, QR: st.EnableQRPushes}}
+				URLs: st.EnableURLPushes, QR: st.EnableQRPushes, SubDay: st.SubDayDurations}}
 		var buf bytes.Buffer
 		if err := helpTemplate.Execute(&buf, page); err != nil {
 			s.log.ErrorContext(r.Context(), "help page failed", "err", err)

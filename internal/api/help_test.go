@@ -13,7 +13,11 @@ import (
 // path of the OpenAPI document, is plain HTML without script, and shows the
 // instance's limits.
 func TestHelpPageCoversTheDocument(t *testing.T) {
-	h := newHarness(t, func(o *Options, l *service.Limits) { o.MaxBody = 12345; l.Settings.AllowAnonymous = false })
+	h := newHarness(t, func(o *Options, l *service.Limits) {
+		o.MaxBody = 12345
+		l.Settings.AllowAnonymous = false
+		l.Settings.SubDayDurations = false
+	})
 	r := h.do("GET", "/help/api", nil)
 	wantStatus(t, "help", r, 200)
 	if ct := r.header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
@@ -50,7 +54,8 @@ func TestHelpPageCoversTheDocument(t *testing.T) {
 		t.Errorf("only %d operations in the document", n)
 	}
 	for _, want := range []string{"12345 bytes", "anonymous access is off", "curl ", "Authorization: Bearer", "POST /p.json",
-		"/api/v2/openapi.json", "429", "1..200"} {
+		"/api/v2/openapi.json", "429", "1..200", "0 and below", "expire_after_duration", "15 minutes",
+		"hidden here", "brought into"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page does not mention %q", want)
 		}

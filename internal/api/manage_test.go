@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"hush/internal/client"
 	"hush/internal/service"
 )
 
@@ -19,6 +20,8 @@ func TestAuthentication(t *testing.T) {
 		{"Authorization", "Bearer wrong"},
 		{"Authorization", "Bearer "},
 		{"X-User-Token", "wrong"},
+		{"X-User-Token", owner}, // a token without its email authenticates nobody, as in Password Pusher
+		{"X-User-Email", "", "X-User-Token", owner},
 		{"X-User-Email", "o@example.com", "X-User-Token", "wrong"},
 		{"X-User-Email", "o@example.com", "X-User-Token", "wrong", "Authorization", "Bearer " + owner},
 	}
@@ -44,6 +47,7 @@ func TestAuthentication(t *testing.T) {
 		{"Authorization", "Bearer    " + owner},
 		{"X-User-Email", "ignored@example.com", "X-User-Token", owner},
 		{"X-User-Email", "x@example.com", "X-User-Token", owner, "Authorization", "Bearer wrong"},
+		{"X-User-Token", "no email, so Authorization counts", "Authorization", "Bearer " + owner},
 	}
 	for _, hdr := range good {
 		wantStatus(t, fmt.Sprintf("active with %v", hdr), h.do("GET", "/api/v2/pushes/active", nil, hdr...), 200)
@@ -168,13 +172,27 @@ func TestAuditEndpoint(t *testing.T) {
 func TestPageParameter(t *testing.T) {
 	h := newHarness(t, nil)
 	owner := h.user("o@example.com")
-	for _, p := range []string{"0", "-1", "201", "abc", "0x1A", "", "01", "1.5", " 1", "1e2", "99999999999999999999"} {
+	for _, p := range []string{"201", "abc", "0x1A", "", "01", "-01", "--1", "-", "1.5", " 1", "+-1", "++1", "1e2", "99999999999999999999", "-abc"} {
 		r := h.do("GET", "/api/v2/pushes/active?page="+urlQueryEscape(p), nil, bearer(owner)...)
 		wantStatus(t, "page="+p, r, 400)
 		wantBody(t, "page="+p, r, `{"error":"Invalid page parameter"}`)
 	}
-	for _, p := range []string{"1", "200", "7"} {
-		wantStatus(t, "page="+p, h.do("GET", "/api/v2/pushes/expired?page="+p, nil, bearer(owner)...), 200)
+	for _, p := range []string{"1", "200", "7", "+7"} {
+		wantStatus(t, "page="+p, h.do("GET", "/api/v2/pushes/expired?page="+urlQueryEscape(p), nil, bearer(owner)...), 200)
+	}
+	// 0 and below are page 1, as in Password Pusher (docs/decisions.md, D6).
+	h.create(map[string]any{"payload": "listed"}, bearer(owner)...)
+	for _, p := range []string{"0", "-0", "-1", "-200"} {
+		r := h.do("GET", "/api/v2/pushes/active?page="+p, nil, bearer(owner)...)
+		wantStatus(t, "page="+p, r, 200)
+		if l := r.list(t); len(l) != 1 {
+			t.Errorf("page=%s: %d pushes, want page 1's one", p, len(l))
+		}
+	}
+	// Beyond int64, which the document's checker cannot read as an integer.
+	res, err := (&client.Client{Base: h.url, Token: owner}).Do(t.Context(), "GET", "/api/v2/pushes/active?page=-99999999999999999999", nil, nil)
+	if err != nil || res.Status != 200 {
+		t.Errorf("page=-99999999999999999999: %v %v", res, err)
 	}
 }
 

@@ -14,11 +14,14 @@ import (
 // caller who may attach files may send a body the size of its files, and
 // only once a file's contents begin may the body take up to httpx.MaxUploadTime,
 // as long as it keeps pace (httpx.Pace: a stalled or trickling upload is
-// cut after the read timeout); anyone else gets the JSON body limit and the
+// cut after the read timeout); anyone else gets the field limit and the
 // server's read timeout, so an anonymous client cannot hold memory or a
-// connection (docs/decisions.md, D24).
+// connection (docs/decisions.md, D24). The field limit is the JSON body
+// limit, at most push.MaxMultipartFields: multipart values need no
+// escaping, so the largest payload takes its UTF-8 bytes only.
 func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *push.User, wrapper string, up *service.Uploads) (Params, error) {
-	limit := s.maxBody
+	fields := min(s.maxBody, push.MaxMultipartFields)
+	limit := fields
 	if s.svc.MayAttach(user) {
 		limit += s.svc.MaxPushSize()
 	}
@@ -30,7 +33,7 @@ func (s *Server) decodeMultipart(w http.ResponseWriter, r *http.Request, user *p
 	}
 	form, sawFiles, err := httpx.StreamForm(r.Context(), body, ctParams["boundary"], httpx.FormRules{
 		IsFileField:   func(name string) bool { return name == wrapper+"[files][]" || name == wrapper+"[files]" },
-		MaxFieldBytes: s.maxBody,
+		MaxFieldBytes: fields,
 		Allow: func(count int) (bool, error) {
 			if user == nil {
 				return false, unauthenticated(service.MsgSignIn)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"hush/internal/push"
@@ -259,14 +260,30 @@ func TestResolvePayload(t *testing.T) {
 
 type absentPayload struct{}
 
-func TestResolvePayloadNotString(t *testing.T) {
-	got := resolveInvalid(t, decodeParams(t, `{"payload":12345}`), 0, defaults())
-	if len(got["payload"]) == 0 {
-		t.Fatalf("Fields = %v, want a payload error", got)
+// TestResolveTextFieldsTakeScalars: a number or a boolean in a text field
+// is taken as its JSON text, as Password Pusher's Rails casts it to a
+// string; objects and arrays stay 422 (docs/decisions.md, D3).
+func TestResolveTextFieldsTakeScalars(t *testing.T) {
+	for _, tt := range []struct{ raw, want string }{
+		{`12345`, "12345"}, {`-0.50`, "-0.50"}, {`1e2`, "1e2"}, {`true`, "true"}, {`false`, "false"},
+		{`"text"`, "text"}, {`null`, ""},
+	} {
+		for _, field := range []string{"payload", "name", "note", "passphrase"} {
+			js := fmt.Sprintf(`{"payload":"p",%q:%s}`, field, tt.raw)
+			if field == "payload" && tt.raw == `null` {
+				continue // a text push needs its payload
+			}
+			d := resolveOK(t, decodeParams(t, js), 0, defaults())
+			got := map[string]string{"payload": d.Payload, "name": d.Name, "note": d.Note, "passphrase": d.Passphrase}[field]
+			if got != tt.want {
+				t.Errorf("%s %s: %q, want %q", field, tt.raw, got, tt.want)
+			}
+		}
 	}
-	for f := range got {
-		if f != "payload" {
-			t.Errorf("unexpected field %q in %v", f, got)
+	for _, raw := range []string{`[1]`, `{"a":1}`} {
+		got := resolveInvalid(t, decodeParams(t, `{"payload":`+raw+`}`), 0, defaults())
+		if len(got["payload"]) == 0 || len(got) != 1 {
+			t.Errorf("payload %s: Fields = %v, want one payload error", raw, got)
 		}
 	}
 }
@@ -335,6 +352,8 @@ func TestResolveDefaultsPerKind(t *testing.T) {
 	})
 }
 
+// TestResolveRanges: days and views outside the kind's range are brought
+// into it, and the draft holds the value applied (docs/decisions.md, D3).
 func TestResolveRanges(t *testing.T) {
 	custom := defaults()
 	custom.Text.ExpireAfterDaysMin = 2
@@ -344,62 +363,51 @@ func TestResolveRanges(t *testing.T) {
 	custom.QR.ExpireAfterDaysMax = 10
 
 	tests := []struct {
-		name   string
-		s      *push.Settings
-		json   string
-		field  string
-		want   int      // accepted value when wantIn is nil
-		wantIn []string // substrings of the error message (the range)
+		name  string
+		s     *push.Settings
+		json  string
+		field string
+		want  int // the value applied
 	}{
-		{"days min", defaults(), `{"payload":"x","expire_after_days":1}`, "expire_after_days", 1, nil},
-		{"days max", defaults(), `{"payload":"x","expire_after_days":90}`, "expire_after_days", 90, nil},
-		{"days 0", defaults(), `{"payload":"x","expire_after_days":0}`, "expire_after_days", 0, []string{"1", "90"}},
-		{"days 91", defaults(), `{"payload":"x","expire_after_days":91}`, "expire_after_days", 0, []string{"1", "90"}},
-		{"days negative", defaults(), `{"payload":"x","expire_after_days":-5}`, "expire_after_days", 0, []string{"1", "90"}},
-		{"days string 500", defaults(), `{"payload":"x","expire_after_days":"500"}`, "expire_after_days", 0, []string{"1", "90"}},
-		{"views min", defaults(), `{"payload":"x","expire_after_views":1}`, "expire_after_views", 1, nil},
-		{"views max", defaults(), `{"payload":"x","expire_after_views":100}`, "expire_after_views", 100, nil},
-		{"views 0", defaults(), `{"payload":"x","expire_after_views":0}`, "expire_after_views", 0, []string{"1", "100"}},
-		{"views 500", defaults(), `{"payload":"x","expire_after_views":500}`, "expire_after_views", 0, []string{"1", "100"}},
-		{"custom days below", custom, `{"payload":"x","expire_after_days":1}`, "expire_after_days", 0, []string{"2", "30"}},
-		{"custom days above", custom, `{"payload":"x","expire_after_days":31}`, "expire_after_days", 0, []string{"2", "30"}},
-		{"custom days max", custom, `{"payload":"x","expire_after_days":30}`, "expire_after_days", 30, nil},
-		{"custom views below", custom, `{"payload":"x","expire_after_views":2}`, "expire_after_views", 0, []string{"3", "50"}},
-		{"custom views above", custom, `{"payload":"x","expire_after_views":51}`, "expire_after_views", 0, []string{"3", "50"}},
-		{"qr uses its own section", custom, `{"kind":"qr","payload":"x","expire_after_days":11}`, "expire_after_days", 0, []string{"1", "10"}},
-		{"url uses its own section", custom, `{"kind":"url","payload":"http://x","expire_after_days":90}`, "expire_after_days", 90, nil},
+		{"days min", defaults(), `{"payload":"x","expire_after_days":1}`, "expire_after_days", 1},
+		{"days max", defaults(), `{"payload":"x","expire_after_days":90}`, "expire_after_days", 90},
+		{"days 0", defaults(), `{"payload":"x","expire_after_days":0}`, "expire_after_days", 1},
+		{"days 91", defaults(), `{"payload":"x","expire_after_days":91}`, "expire_after_days", 90},
+		{"days 120", defaults(), `{"payload":"x","expire_after_days":120}`, "expire_after_days", 90},
+		{"days negative", defaults(), `{"payload":"x","expire_after_days":-5}`, "expire_after_days", 1},
+		{"days string 500", defaults(), `{"payload":"x","expire_after_days":"500"}`, "expire_after_days", 90},
+		{"views min", defaults(), `{"payload":"x","expire_after_views":1}`, "expire_after_views", 1},
+		{"views max", defaults(), `{"payload":"x","expire_after_views":100}`, "expire_after_views", 100},
+		{"views 0", defaults(), `{"payload":"x","expire_after_views":0}`, "expire_after_views", 1},
+		{"views 500", defaults(), `{"payload":"x","expire_after_views":500}`, "expire_after_views", 100},
+		{"custom days below", custom, `{"payload":"x","expire_after_days":1}`, "expire_after_days", 2},
+		{"custom days above", custom, `{"payload":"x","expire_after_days":31}`, "expire_after_days", 30},
+		{"custom days max", custom, `{"payload":"x","expire_after_days":30}`, "expire_after_days", 30},
+		{"custom views below", custom, `{"payload":"x","expire_after_views":2}`, "expire_after_views", 3},
+		{"custom views above", custom, `{"payload":"x","expire_after_views":51}`, "expire_after_views", 50},
+		{"qr uses its own section", custom, `{"kind":"qr","payload":"x","expire_after_days":11}`, "expire_after_days", 10},
+		{"url uses its own section", custom, `{"kind":"url","payload":"http://x","expire_after_days":90}`, "expire_after_days", 90},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := decodeParams(t, tt.json)
-			if tt.wantIn == nil {
-				d := resolveOK(t, p, 0, tt.s)
-				got := d.ExpireAfterDays
-				if tt.field == "expire_after_views" {
-					got = d.ExpireAfterViews
-				}
-				if got != tt.want {
-					t.Errorf("%s = %d, want %d", tt.field, got, tt.want)
-				}
-				return
+			d := resolveOK(t, decodeParams(t, tt.json), 0, tt.s)
+			got := d.ExpireAfterDays
+			if tt.field == "expire_after_views" {
+				got = d.ExpireAfterViews
 			}
-			fields := resolveInvalid(t, p, 0, tt.s)
-			msgs := fields[tt.field]
-			if len(msgs) != 1 {
-				t.Fatalf("Fields = %v, want one message on %s", fields, tt.field)
+			if got != tt.want {
+				t.Errorf("%s = %d, want %d", tt.field, got, tt.want)
 			}
-			for _, sub := range tt.wantIn {
-				if !strings.Contains(msgs[0], sub) {
-					t.Errorf("message %q does not name %q", msgs[0], sub)
-				}
-			}
-			if len(fields) != 1 {
-				t.Errorf("Fields = %v, want only %s", fields, tt.field)
+			if d.ExpireAfter != 0 {
+				t.Errorf("ExpireAfter = %v, want 0 (whole days)", d.ExpireAfter)
 			}
 		})
 	}
 }
 
+// TestResolveIntegerValues: numbers of every form are read (integer part,
+// then brought into the range); only what is not a number is 422
+// (docs/decisions.md, D3).
 func TestResolveIntegerValues(t *testing.T) {
 	tests := []struct {
 		name string
@@ -410,21 +418,33 @@ func TestResolveIntegerValues(t *testing.T) {
 		{"number", `3`, nil, 3},
 		{"numeric string", `"3"`, nil, 3},
 		{"numeric string padded", `" 3 "`, nil, 3},
+		{"plus sign", `"+3"`, nil, 3},
 		{"null", `null`, nil, 0},
 		{"empty string", `""`, nil, 0},
 		{"blank string", `"  "`, nil, 0},
-		{"decimal", `3.7`, nil, -1},
-		{"decimal string", `"3.7"`, nil, -1},
+		{"integral float", `3.0`, nil, 3},
+		{"integral float string", `"3.0"`, nil, 3},
+		{"exponent", `1e1`, nil, 10},
+		{"exponent above the range", `1e2`, nil, 1000},
+		{"decimal", `3.7`, nil, 3},
+		{"decimal string", `"3.7"`, nil, 3},
+		{"below one", `0.5`, nil, 1},
+		{"negative fraction", `-2.5`, nil, 1},
+		{"huge exponent", `1e309`, nil, 1000},
+		{"tiny exponent", `1e-400`, nil, 1},
+		{"beyond int64", `99999999999999999999`, nil, 1000},
+		{"beyond int64 negative", `-99999999999999999999`, nil, 1},
 		{"word", `"abc"`, nil, -1},
+		{"number then word", `"3abc"`, nil, -1},
 		{"hex string", `"0x1A"`, nil, -1},
+		{"infinity string", `"Infinity"`, nil, -1},
+		{"NaN string", `"NaN"`, nil, -1},
 		{"true", `true`, nil, -1},
 		{"false", `false`, nil, -1},
-		{"huge exponent", `1e309`, nil, -1},
-		{"beyond int64", `99999999999999999999`, nil, -1},
 		{"array", `[3]`, nil, -1},
 		{"object", `{"a":3}`, nil, -1},
 		{"float64 integral (decoder without UseNumber)", "", float64(4), 4},
-		{"float64 fraction", "", float64(4.5), -1},
+		{"float64 fraction", "", float64(4.5), 4},
 	}
 	for _, field := range []string{"expire_after_days", "expire_after_views"} {
 		for _, tt := range tests {
@@ -437,8 +457,8 @@ func TestResolveIntegerValues(t *testing.T) {
 				}
 				if tt.want < 0 {
 					fields := resolveInvalid(t, p, 0, defaults())
-					if len(fields[field]) == 0 {
-						t.Errorf("Fields = %v, want an error on %s", fields, field)
+					if msgs := fields[field]; len(msgs) != 1 || msgs[0] != "is not a number" {
+						t.Errorf("Fields = %v, want %s: is not a number", fields, field)
 					}
 					if len(fields) != 1 {
 						t.Errorf("Fields = %v, want only %s", fields, field)
@@ -453,8 +473,12 @@ func TestResolveIntegerValues(t *testing.T) {
 					if want == 0 {
 						want = 5
 					}
-				} else if want == 0 {
-					want = 7
+					want = min(want, 100)
+				} else {
+					if want == 0 {
+						want = 7
+					}
+					want = min(want, 90)
 				}
 				if got != want {
 					t.Errorf("%s = %d, want %d", field, got, want)
@@ -477,21 +501,53 @@ func TestResolveExpireAfterDuration(t *testing.T) {
 					js = fmt.Sprintf(`{"payload":"x","expire_after_duration":"%d"}`, m.dur)
 				}
 				d := resolveOK(t, decodeParams(t, js), 0, defaults())
-				if d.ExpireAfterDays != m.days {
-					t.Errorf("ExpireAfterDays = %d, want %d", d.ExpireAfterDays, m.days)
+				if d.ExpireAfterDays != m.days || d.ExpireAfter != 0 {
+					t.Errorf("ExpireAfterDays = %d, ExpireAfter %v, want %d days", d.ExpireAfterDays, d.ExpireAfter, m.days)
 				}
 			})
 		}
 	}
 
-	for _, raw := range []string{`5`, `18`, `0`, `-1`, `1`, `"abc"`, `6.5`, `true`} {
-		t.Run("rejected "+raw, func(t *testing.T) {
-			fields := resolveInvalid(t, decodeParams(t, `{"payload":"x","expire_after_duration":`+raw+`}`), 0, defaults())
-			if len(fields["expire_after_duration"]) == 0 {
-				t.Errorf("Fields = %v, want an error on expire_after_duration", fields)
+	subDay := []struct {
+		raw   string
+		limit time.Duration
+	}{
+		{`0`, 15 * time.Minute}, {`1`, 30 * time.Minute}, {`2`, 45 * time.Minute},
+		{`3`, time.Hour}, {`4`, 6 * time.Hour}, {`5`, 12 * time.Hour}, {`"0"`, 15 * time.Minute}, {`3.0`, time.Hour},
+	}
+	for _, sd := range subDay {
+		t.Run("sub-day "+sd.raw, func(t *testing.T) {
+			d := resolveOK(t, decodeParams(t, `{"payload":"x","expire_after_duration":`+sd.raw+`}`), 0, defaults())
+			if d.ExpireAfterDays != 1 || d.ExpireAfter != sd.limit {
+				t.Errorf("ExpireAfterDays %d, ExpireAfter %v; want 1 and %v", d.ExpireAfterDays, d.ExpireAfter, sd.limit)
 			}
-			if len(fields) != 1 {
-				t.Errorf("Fields = %v, want only expire_after_duration", fields)
+		})
+	}
+
+	t.Run("sub-day not offered", func(t *testing.T) {
+		off := defaults()
+		off.SubDayDurations = false
+		d := resolveOK(t, decodeParams(t, `{"payload":"x","expire_after_duration":0}`), 0, off)
+		if d.ExpireAfterDays != 1 || d.ExpireAfter != 0 {
+			t.Errorf("hidden: ExpireAfterDays %d, ExpireAfter %v; want 1 day, the shortest", d.ExpireAfterDays, d.ExpireAfter)
+		}
+		long := defaults()
+		long.Text.ExpireAfterDaysMin = 3
+		d = resolveOK(t, decodeParams(t, `{"payload":"x","expire_after_duration":5}`), 0, long)
+		if d.ExpireAfterDays != 3 || d.ExpireAfter != 0 {
+			t.Errorf("kind minimum 3 days: ExpireAfterDays %d, ExpireAfter %v; want 3 days", d.ExpireAfterDays, d.ExpireAfter)
+		}
+		d = resolveOK(t, decodeParams(t, `{"kind":"url","payload":"http://x","expire_after_duration":5}`), 0, long)
+		if d.ExpireAfterDays != 1 || d.ExpireAfter != 12*time.Hour {
+			t.Errorf("another kind keeps its sub-day durations: %d days, %v", d.ExpireAfterDays, d.ExpireAfter)
+		}
+	})
+
+	for _, raw := range []string{`18`, `-1`, `99`, `"abc"`, `6.5`, `true`, `[6]`, `{}`, `"0x6"`, `1e309`} {
+		t.Run("ignored "+raw, func(t *testing.T) {
+			d := resolveOK(t, decodeParams(t, `{"payload":"x","expire_after_duration":`+raw+`}`), 0, defaults())
+			if d.ExpireAfterDays != 7 || d.ExpireAfter != 0 {
+				t.Errorf("ExpireAfterDays = %d, ExpireAfter %v, want the default 7 days", d.ExpireAfterDays, d.ExpireAfter)
 			}
 		})
 	}
@@ -510,10 +566,9 @@ func TestResolveExpireAfterDuration(t *testing.T) {
 		if d.ExpireAfterDays != 10 {
 			t.Errorf("ExpireAfterDays = %d, want 10", d.ExpireAfterDays)
 		}
-		// An unusable duration is ignored when days is given.
-		d = resolveOK(t, decodeParams(t, `{"payload":"x","expire_after_days":"2","expire_after_duration":99}`), 0, defaults())
-		if d.ExpireAfterDays != 2 {
-			t.Errorf("ExpireAfterDays = %d, want 2", d.ExpireAfterDays)
+		d = resolveOK(t, decodeParams(t, `{"payload":"x","expire_after_days":"2","expire_after_duration":0}`), 0, defaults())
+		if d.ExpireAfterDays != 2 || d.ExpireAfter != 0 {
+			t.Errorf("ExpireAfterDays = %d, ExpireAfter %v, want 2 days", d.ExpireAfterDays, d.ExpireAfter)
 		}
 	})
 
@@ -522,21 +577,16 @@ func TestResolveExpireAfterDuration(t *testing.T) {
 		if len(fields["expire_after_days"]) == 0 {
 			t.Errorf("Fields = %v, want an error on expire_after_days", fields)
 		}
-		fields = resolveInvalid(t, decodeParams(t, `{"payload":"x","expire_after_days":0,"expire_after_duration":6}`), 0, defaults())
-		if len(fields["expire_after_days"]) == 0 {
-			t.Errorf("Fields = %v, want an error on expire_after_days", fields)
-		}
 	})
 
 	t.Run("mapped days outside the kind range", func(t *testing.T) {
 		s := defaults()
 		s.Text.ExpireAfterDaysMax = 30
-		fields := resolveInvalid(t, decodeParams(t, `{"payload":"x","expire_after_duration":17}`), 0, s)
-		msgs := fields["expire_after_duration"]
-		if len(msgs) != 1 || !strings.Contains(msgs[0], "30") {
-			t.Errorf("Fields = %v, want one expire_after_duration message naming 30", fields)
+		d := resolveOK(t, decodeParams(t, `{"payload":"x","expire_after_duration":17}`), 0, s)
+		if d.ExpireAfterDays != 30 {
+			t.Errorf("ExpireAfterDays = %d, want 30 (90 brought into 1..30)", d.ExpireAfterDays)
 		}
-		d := resolveOK(t, decodeParams(t, `{"payload":"x","expire_after_duration":15}`), 0, s)
+		d = resolveOK(t, decodeParams(t, `{"payload":"x","expire_after_duration":15}`), 0, s)
 		if d.ExpireAfterDays != 30 {
 			t.Errorf("ExpireAfterDays = %d, want 30", d.ExpireAfterDays)
 		}
@@ -710,7 +760,7 @@ func TestResolveStringFields(t *testing.T) {
 	}
 
 	for _, field := range []string{"name", "note", "passphrase"} {
-		for _, raw := range []string{`123`, `true`, `["a"]`, `{"a":"b"}`} {
+		for _, raw := range []string{`["a"]`, `{"a":"b"}`} {
 			t.Run(field+"="+raw, func(t *testing.T) {
 				fields := resolveInvalid(t, decodeParams(t, `{"payload":"p",`+fmt.Sprintf("%q", field)+`:`+raw+`}`), 0, defaults())
 				if len(fields[field]) == 0 {
@@ -723,9 +773,9 @@ func TestResolveStringFields(t *testing.T) {
 		}
 	}
 	t.Run("json.Number passphrase", func(t *testing.T) {
-		fields := resolveInvalid(t, Params{"payload": "p", "passphrase": json.Number("1234")}, 0, defaults())
-		if len(fields["passphrase"]) == 0 {
-			t.Errorf("Fields = %v, want an error on passphrase", fields)
+		d := resolveOK(t, Params{"payload": "p", "passphrase": json.Number("1234")}, 0, defaults())
+		if d.Passphrase != "1234" {
+			t.Errorf("Passphrase = %q, want 1234", d.Passphrase)
 		}
 	})
 }
@@ -782,7 +832,7 @@ func TestResolveNotifyFields(t *testing.T) {
 			"notify_emails_to": {"are not available"},
 			"base":             {"Notify by email feature is not enabled"},
 		}},
-		{"emails empty", `{"payload":"x","notify_emails_to":""}`, map[string][]string{
+		{"emails a number", `{"payload":"x","notify_emails_to":0}`, map[string][]string{
 			"notify_emails_to": {"are not available"},
 			"base":             {"Notify by email feature is not enabled"},
 		}},
@@ -804,6 +854,16 @@ func TestResolveNotifyFields(t *testing.T) {
 			}
 		})
 	}
+	// Blank fields are absent, as Password Pusher takes them (docs/decisions.md, D16).
+	for _, js := range []string{
+		`{"payload":"x","notify_emails_to":""}`,
+		`{"payload":"x","notify_emails_to":"   ","notify_emails_to_locale":""}`,
+		`{"payload":"x","notify_emails_to":null,"notify_emails_to_locale":null}`,
+		`{"payload":"x","notify_emails_to":[],"notify_emails_to_locale":false}`,
+		`{"payload":"x","notify_emails_to":{}}`,
+	} {
+		resolveOK(t, decodeParams(t, js), 0, defaults())
+	}
 }
 
 func TestResolveReportsAllErrors(t *testing.T) {
@@ -812,9 +872,9 @@ func TestResolveReportsAllErrors(t *testing.T) {
 	p := decodeParams(t, `{
 		"kind": "qr",
 		"payload": "   ",
-		"name": 7,
-		"note": false,
-		"expire_after_days": 0,
+		"name": [7],
+		"note": {},
+		"expire_after_days": true,
 		"expire_after_views": "abc",
 		"notify_emails_to": "a@example.com"
 	}`)

@@ -57,6 +57,48 @@ func TestRetrieveLifecycle(t *testing.T) {
 	wantStatus(t, "encoded slash", h.do("GET", "/api/v2/pushes/a%2Fb", nil), 404)
 }
 
+// TestSubDayDurationExpiresExactly: expire_after_duration 0..5 (sent by
+// Password Pusher's clients) makes a push that lasts exactly that long, at
+// access and in the sweeper, and reads as expire_after_days 1 with one day
+// remaining until then (docs/decisions.md, D4).
+func TestSubDayDurationExpiresExactly(t *testing.T) {
+	h := newHarness(t, nil)
+	for _, c := range []struct {
+		code  int
+		limit time.Duration
+	}{{0, 15 * time.Minute}, {1, 30 * time.Minute}, {2, 45 * time.Minute}, {3, time.Hour}, {4, 6 * time.Hour}, {5, 12 * time.Hour}} {
+		h.clock.Set(time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC))
+		r := h.do("POST", "/api/v2/pushes", map[string]any{"push": map[string]any{"payload": "brief", "expire_after_duration": c.code}})
+		if r.status != 201 {
+			t.Fatalf("code %d: create %d %s", c.code, r.status, r.body)
+		}
+		m := r.obj(t)
+		if m["expire_after_days"] != 1.0 || m["days_remaining"] != 1.0 {
+			t.Errorf("code %d: expire_after_days %v days_remaining %v, want 1 and 1", c.code, m["expire_after_days"], m["days_remaining"])
+		}
+		accessed, swept := m["url_token"].(string), h.create(map[string]any{"payload": "brief", "expire_after_duration": c.code})
+		h.clock.Advance(c.limit - time.Millisecond)
+		m = h.do("GET", "/api/v2/pushes/"+accessed, nil).obj(t)
+		if m["payload"] != "brief" || m["expired"] != false || m["days_remaining"] != 1.0 {
+			t.Errorf("code %d, 1ms before %v: %v", c.code, c.limit, m)
+		}
+		if res, err := h.env.Service.Sweep(t.Context(), 0); err != nil || res.Expired != 0 {
+			t.Errorf("code %d: sweep 1ms before: %+v %v", c.code, res, err)
+		}
+		h.clock.Advance(time.Millisecond)
+		m = h.do("GET", "/api/v2/pushes/"+accessed, nil).obj(t)
+		if m["payload"] != nil || m["expired"] != true || m["days_remaining"] != 0.0 {
+			t.Errorf("code %d, at %v: %v", c.code, c.limit, m)
+		}
+		if res, err := h.env.Service.Sweep(t.Context(), 0); err != nil || res.Expired != 1 {
+			t.Errorf("code %d: sweep at the limit: %+v %v, want the other push expired", c.code, res, err)
+		}
+		if p := mustPush(t, h, swept); !p.Expired || p.PayloadSealed != nil {
+			t.Errorf("code %d: the swept push is not expired", c.code)
+		}
+	}
+}
+
 func TestOwnerViewDoesNotCount(t *testing.T) {
 	h := newHarness(t, nil)
 	owner := h.user("o@example.com")

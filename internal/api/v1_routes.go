@@ -83,29 +83,10 @@ func (s *Server) Legacy(next http.Handler) http.Handler {
 // localeList matches /<locale>/d/<rest>.json and returns <rest>.
 func localeList(p string) (string, bool) {
 	parts := strings.Split(strings.TrimSuffix(p, ".json"), "/")
-	if len(parts) != 4 || parts[0] != "" || !isLocale(parts[1]) || parts[2] != "d" {
+	if len(parts) != 4 || parts[0] != "" || !httpx.IsLocale(parts[1]) || parts[2] != "d" {
 		return "", false
 	}
 	return parts[3], true
-}
-
-// isLocale accepts the shapes of Password Pusher's locale codes: en, pt-BR,
-// zh-CN, sr-Latn …
-func isLocale(s string) bool {
-	lang, region, hasRegion := strings.Cut(s, "-")
-	if len(lang) != 2 || !isLetters(lang) {
-		return false
-	}
-	return !hasRegion || (len(region) >= 2 && len(region) <= 4 && isLetters(region))
-}
-
-func isLetters(s string) bool {
-	for _, c := range s {
-		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') {
-			return false
-		}
-	}
-	return true
 }
 
 // v1Route is a resolved v1 request: the operation and its token.

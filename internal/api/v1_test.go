@@ -200,7 +200,8 @@ func TestV1ManageAndLists(t *testing.T) {
 	}
 	wantStatus(t, "audit anonymous", h.do("GET", "/p/"+tok+"/audit.json", nil), 401)
 	wantStatus(t, "audit by another user", h.do("GET", "/p/"+tok+"/audit.json", nil, bearer(other)...), 403)
-	wantStatus(t, "audit bad page", h.do("GET", "/p/"+tok+"/audit.json?page=0", nil, bearer(owner)...), 400)
+	wantStatus(t, "audit bad page", h.do("GET", "/p/"+tok+"/audit.json?page=201", nil, bearer(owner)...), 400)
+	wantStatus(t, "audit page 0 is page 1", h.do("GET", "/p/"+tok+"/audit.json?page=0", nil, bearer(owner)...), 200)
 
 	for _, path := range []string{"/p/active.json", "/f/active.json", "/r/active.json", "/en/d/active.json", "/pt-BR/d/active.json"} {
 		r := h.do("GET", path, nil, bearer(owner)...)

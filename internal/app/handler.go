@@ -21,26 +21,29 @@ type edge struct {
 	metrics *metrics.Metrics // nil when HUSH_METRICS_ADDR is unset
 	limiter *ratelimit.Limiter
 	trusted []netip.Prefix
-	hsts    bool // the base URL is https
+	hsts    bool     // the base URL is https
+	cors    []string // origins whose pages may call the API (api.CORS); nil: none
 }
 
 // wrap returns next behind the edge middleware, outermost first: logging
-// and metrics see every response, including 429s.
+// and metrics see every response; every route after it sees the canonical
+// path; and the API's CORS headers are on every API response, 429s
+// included.
 func (e *edge) wrap(next http.Handler) http.Handler {
-	return e.observe(httpx.Baseline(healthOnly(e.limit(next)), e.hsts))
+	return e.observe(httpx.Baseline(httpx.CleanPath(healthOnly(api.CORS(e.cors, e.limit(next)))), e.hsts))
 }
 
 // limit refuses a client over its request allowance: the API's JSON 429 on
-// /api/, a plain page elsewhere, both with Retry-After. Health checks and
-// static assets are not counted. A client is its address, an IPv6 client
-// its /64 (ratelimit.Key).
+// /api/, a plain page elsewhere, both with Retry-After. Health checks (/up
+// too) and static assets are not counted. A client is its address, an IPv6
+// client its /64 (ratelimit.Key).
 func (e *edge) limit(next http.Handler) http.Handler {
 	if !e.limiter.Enabled() {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
-		if p == "/healthz" || p == "/readyz" || strings.HasPrefix(p, "/static/") {
+		if p == "/healthz" || p == "/readyz" || p == "/up" || strings.HasPrefix(p, "/static/") {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -38,6 +38,7 @@ func newHTTPServer(cfg *config.Config, log *slog.Logger, met *metrics.Metrics, r
 		limiter: ratelimit.New(h.RatePerMinute, h.RatePerSecond, nil),
 		trusted: cfg.TrustedProxies,
 		hsts:    strings.HasPrefix(cfg.BaseURL, "https://"),
+		cors:    cfg.CORSOrigins,
 	}
 	return &http.Server{
 		Handler:           e.wrap(routes),

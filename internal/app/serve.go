@@ -84,6 +84,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, clock 
 	mux.Handle("/", s.web.Handler())
 	mux.Handle("GET /help/api", apiServer.HelpHandler())
 	mux.HandleFunc("GET /healthz", healthz)
+	mux.HandleFunc("GET /up", healthz) // Password Pusher's health check, which its compose files probe
 	mux.HandleFunc("GET /readyz", readyz(s.svc))
 	// The legacy v1 JSON paths (/p.json, /p/<token>.json …) are taken before
 	// the mux; every other path goes to it.

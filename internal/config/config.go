@@ -22,7 +22,7 @@ const (
 	defaultAddr              = ":5100"
 	defaultDataDir           = "./data"
 	defaultLogFormat         = "text"
-	defaultMaxJSONBody       = 2 << 20 // 2 MiB
+	defaultMaxJSONBody       = push.MaxEncodedPayload + 1<<20 // the largest payload in its worst encoding, and 1 MiB for the other fields: 13 MiB
 	defaultMaxFileSize       = 100 << 20
 	defaultMaxPushSize       = 1 << 30
 	defaultSweepInterval     = time.Minute
@@ -56,6 +56,7 @@ type Config struct {
 	DisableSignups    bool           // PWP__DISABLE_SIGNUPS: no self-service sign-up page
 	DisableLogins     bool           // PWP__DISABLE_LOGINS: no web sign-in (API tokens still work)
 	S3                *S3            // S3-compatible file storage, or nil for <data-dir>/files
+	CORSOrigins       []string       // HUSH_CORS_ORIGINS: origins whose pages may call the API, "*" for any; nil: no CORS
 	Hardening         Hardening      // rate limits, server timeouts, metrics listener (hardening.go)
 }
 
@@ -123,6 +124,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		SweepInterval:     defaultSweepInterval,
 		ShutdownTimeout:   defaultShutdownTimeout,
 		Push:              push.DefaultSettings(),
+		CORSOrigins:       []string{"*"},
 	}
 	steps := []func(*source, *Config) error{
 		loadServer,
@@ -132,6 +134,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		loadWeb,
 		loadS3,
 		loadHardening,
+		loadCompat,
 	}
 	var errs []error
 	for _, step := range steps {

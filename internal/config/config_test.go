@@ -43,12 +43,13 @@ func TestDefaults(t *testing.T) {
 		SQLiteBusyTimeout: 10 * time.Second,
 		LogFormat:         "text",
 		LogLevel:          slog.LevelInfo,
-		MaxJSONBody:       2097152,
+		MaxJSONBody:       13 << 20,
 		MaxFileSize:       100 << 20,
 		MaxPushSize:       1 << 30,
 		SweepInterval:     time.Minute,
 		ShutdownTimeout:   15 * time.Second,
 		Push:              push.DefaultSettings(),
+		CORSOrigins:       []string{"*"},
 		Hardening:         DefaultHardening(),
 	}
 	if !reflect.DeepEqual(c, want) {

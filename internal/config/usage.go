@@ -39,6 +39,8 @@ func usageRows() []usageRow {
 		{"HUSH_MAX_PUSH_SIZE", "", fmt.Sprint(defaultMaxPushSize), "maximum size of all files of one push in bytes"},
 		{"HUSH_SWEEP_INTERVAL", "", defaultSweepInterval.String(), "how often expired pushes are swept (Go duration, >= 1s)"},
 		{"HUSH_SHUTDOWN_TIMEOUT", "", defaultShutdownTimeout.String(), "grace period for requests on shutdown (Go duration)"},
+		{"HUSH_CORS_ORIGINS", "", "*", "origins whose pages may call the JSON API from a browser (no credentials): *, comma-separated scheme://host[:port], or none"},
+		{"HUSH_SUBDAY_DURATIONS", "", "true", "offer expiry after 15 minutes to 12 hours (expire_after_duration 0..5) on the form and honour it in the API; false gives such a request the shortest day limit"},
 		{"PWP__PURGE_AFTER", "", "disabled", "delete expired pushes after e.g. \"3 months\" (minutes..years)"},
 		{"PWP__ALLOW_ANONYMOUS", "", "true", "allow pushes without an account"},
 		{"PWP__DISABLE_SIGNUPS", "", "false", "hide the sign-up page"},

@@ -27,6 +27,11 @@ func TestRedactPath(t *testing.T) {
 		{"///p///" + tok + "//passphrase", "/p/:token/passphrase"},
 		{"/p/" + tok + "/", "/p/:token/"},
 		{"//api/v2/files/" + tok + "/a.txt", "/api/v2/files/:token"},
+		// Password Pusher's locale-prefixed links (LegacyPage).
+		{"/en/p/" + tok, "/en/p/:token"},
+		{"/pt-BR/f/" + tok + "/r", "/pt-BR/f/:token/r"},
+		{"//de//r/" + tok + "/", "/de/r/:token/"},
+		{"/en/d/active.json", "/en/d/active.json"},
 	}
 	for _, c := range cases {
 		got := RedactPath(c.in)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -12,6 +13,22 @@ const (
 	MaxTextPayload = 1048576
 	MaxQRPayload   = 1024
 )
+
+// MaxPayloadBytes is the most UTF-8 bytes of a valid text payload:
+// MaxTextPayload characters of 4 bytes each. A multipart body carries
+// values as they are, so this is also their largest encoding there.
+const MaxPayloadBytes = 4 * MaxTextPayload
+
+// MaxMultipartFields bounds what is not a file's contents in a multipart
+// create: the largest payload as it is, and 1 MiB for the other fields.
+const MaxMultipartFields = MaxPayloadBytes + 1<<20
+
+// MaxEncodedPayload is the most bytes a valid text payload can take in a
+// request body: MaxTextPayload characters outside the Basic Multilingual
+// Plane, each 12 bytes when escaped in JSON as a surrogate pair
+// (\ud83d\udd11) or percent-encoded in a form (%F0%9F%94%91). Body limits
+// are at least this, so that no valid payload is refused for its encoding.
+const MaxEncodedPayload = 12 * MaxTextPayload
 
 // MaxQRBytes is the most UTF-8 bytes a QR code holds at the error
 // correction level Hush draws with (version 40, level M, byte mode): a QR
@@ -27,6 +44,7 @@ type Draft struct {
 	Name              string
 	Passphrase        string
 	ExpireAfterDays   int
+	ExpireAfter       time.Duration // a sub-day time limit; 0: ExpireAfterDays days
 	ExpireAfterViews  int
 	DeletableByViewer *bool
 	RetrievalStep     bool
@@ -46,7 +64,7 @@ type CreateRequest struct {
 	Passphrase          string
 	ExpireAfterDays     *int
 	ExpireAfterViews    *int
-	ExpireAfterDuration *int  // the official CLI's duration code (docs/decisions.md, D4); ExpireAfterDays wins
+	ExpireAfterDuration *int  // the official clients' duration code (docs/decisions.md, D4); ExpireAfterDays wins
 	DeletableByViewer   *bool // ignored for URL pushes
 	RetrievalStep       *bool
 	// WithFiles reports that the sender named files at all (a files key,
@@ -67,13 +85,40 @@ func (r *CreateRequest) NeedsAuth() bool {
 	return r.WithFiles || (r.Kind != nil && *r.Kind == KindFile)
 }
 
-// durationDays maps the official CLI's expire_after_duration to days (docs/decisions.md, D4).
+// SubDayDuration is one of the expire_after_duration codes under a day
+// that Password Pusher's clients send (docs/decisions.md, D4).
+type SubDayDuration struct {
+	Code  int
+	Limit time.Duration
+	Label string
+}
+
+// SubDayDurations are the codes 0..5, shortest first.
+var SubDayDurations = []SubDayDuration{
+	{0, 15 * time.Minute, "15 minutes"},
+	{1, 30 * time.Minute, "30 minutes"},
+	{2, 45 * time.Minute, "45 minutes"},
+	{3, time.Hour, "1 hour"},
+	{4, 6 * time.Hour, "6 hours"},
+	{5, 12 * time.Hour, "12 hours"},
+}
+
+// durationDays maps the duration codes 6..17 to days (docs/decisions.md, D4).
 var durationDays = map[int]int{6: 1, 7: 2, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7, 13: 14, 14: 21, 15: 30, 16: 60, 17: 90}
 
+// subDayLimit is the time limit of a sub-day duration code.
+func subDayLimit(code int) (time.Duration, bool) {
+	if code < 0 || code >= len(SubDayDurations) {
+		return 0, false
+	}
+	return SubDayDurations[code].Limit, true
+}
+
 // Validate applies the instance settings to a create request: the kind,
-// the payload's rules, the file count, the ranges of days and views
-// (docs/decisions.md, D3 and D4) and the defaults of the flags. Every error is reported at once, with
-// those found reading the request.
+// the payload's rules, the file count, the limits of days and views —
+// brought into the kind's range (docs/decisions.md, D3 and D4) — and the
+// defaults of the flags. Every error is reported at once, with those found
+// reading the request.
 func Validate(r *CreateRequest, s *Settings) (*Draft, error) {
 	errs := FieldErrors{}
 	for f, msgs := range r.Errors {
@@ -106,11 +151,10 @@ func Validate(r *CreateRequest, s *Settings) (*Draft, error) {
 			errs.Add("base", "Notify by email feature is not enabled")
 		}
 	}
-	d.ExpireAfterDays = expireDays(r, ks, errs)
+	d.ExpireAfterDays, d.ExpireAfter = expiry(r, s, d.Kind)
 	d.ExpireAfterViews = ks.ExpireAfterViewsDefault
 	if r.ExpireAfterViews != nil {
-		d.ExpireAfterViews = *r.ExpireAfterViews
-		checkRange(errs, "expire_after_views", d.ExpireAfterViews, ks.ExpireAfterViewsMin, ks.ExpireAfterViewsMax)
+		d.ExpireAfterViews = clamp(*r.ExpireAfterViews, ks.ExpireAfterViewsMin, ks.ExpireAfterViewsMax)
 	}
 	if d.Kind != KindURL {
 		v := ks.EnableDeletable && orDefault(r.DeletableByViewer, ks.DeletableDefault)
@@ -123,24 +167,33 @@ func Validate(r *CreateRequest, s *Settings) (*Draft, error) {
 	return d, nil
 }
 
-// expireDays is the day limit a request asks for: expire_after_days, else
-// the duration code, else the kind's default.
-func expireDays(r *CreateRequest, ks *KindSettings, errs FieldErrors) int {
+// expiry is the time limit a request asks for, as applied: its
+// expire_after_days, else its duration code, else the kind's default. Days
+// outside the kind's range are brought into it; a sub-day duration is one
+// day in expire_after_days with its exact limit, where the instance offers
+// it for the kind, and the kind's shortest day limit where not; an unknown
+// code is ignored (docs/decisions.md, D3 and D4).
+func expiry(r *CreateRequest, s *Settings, k Kind) (days int, exact time.Duration) {
+	ks := s.ForKind(k)
 	switch {
 	case r.ExpireAfterDays != nil:
-		checkRange(errs, "expire_after_days", *r.ExpireAfterDays, ks.ExpireAfterDaysMin, ks.ExpireAfterDaysMax)
-		return *r.ExpireAfterDays
-	case r.ExpireAfterDuration != nil && len(errs["expire_after_days"]) == 0:
-		days, known := durationDays[*r.ExpireAfterDuration]
-		if !known {
-			errs.Add("expire_after_duration", "must be an integer from 6 to 17")
-			return ks.ExpireAfterDaysDefault
+		return clamp(*r.ExpireAfterDays, ks.ExpireAfterDaysMin, ks.ExpireAfterDaysMax), 0
+	case r.ExpireAfterDuration == nil:
+	case durationDays[*r.ExpireAfterDuration] > 0:
+		return clamp(durationDays[*r.ExpireAfterDuration], ks.ExpireAfterDaysMin, ks.ExpireAfterDaysMax), 0
+	default:
+		if limit, ok := subDayLimit(*r.ExpireAfterDuration); ok {
+			if s.SubDayOffered(k) {
+				return 1, limit
+			}
+			return ks.ExpireAfterDaysMin, 0
 		}
-		checkRange(errs, "expire_after_duration", days, ks.ExpireAfterDaysMin, ks.ExpireAfterDaysMax)
-		return days
 	}
-	return ks.ExpireAfterDaysDefault
+	return ks.ExpireAfterDaysDefault, 0
 }
+
+// clamp brings v into lo..hi.
+func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
 
 func orDefault(v *bool, def bool) bool {
 	if v == nil {
@@ -198,10 +251,4 @@ func validURL(s string) bool {
 	}
 	scheme := strings.ToLower(u.Scheme)
 	return scheme == "http" || scheme == "https"
-}
-
-func checkRange(errs FieldErrors, field string, v, lo, hi int) {
-	if v < lo || v > hi {
-		errs.Add(field, fmt.Sprintf("must be between %d and %d", lo, hi))
-	}
 }

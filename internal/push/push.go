@@ -24,6 +24,7 @@ type Push struct {
 	PassphraseSalt    []byte // non-nil while a passphrase protects the payload
 	HasPassphrase     bool
 	ExpireAfterDays   int
+	ExpireAfter       time.Duration // a time limit shorter than a day (a sub-day duration, docs/decisions.md D4); 0: ExpireAfterDays days
 	ExpireAfterViews  int
 	DeletableByViewer *bool // nil for url pushes
 	RetrievalStep     bool
@@ -37,19 +38,29 @@ type Push struct {
 	UpdatedAt         time.Time
 }
 
-// ExpiresAt is the instant the day limit is reached: created_at + N×24h.
+// ExpiresAt is the instant the time limit is reached: created_at +
+// ExpireAfter for a sub-day duration, else created_at + N×24h.
 func (p *Push) ExpiresAt() time.Time {
+	if p.ExpireAfter > 0 {
+		return p.CreatedAt.Add(p.ExpireAfter)
+	}
 	return p.CreatedAt.Add(time.Duration(p.ExpireAfterDays) * Day)
 }
 
-// DaysRemaining is max(expire_after_days − whole days since creation, 0).
+// DaysRemaining is the time left until ExpiresAt in days, a part of a day
+// counting as one, and 0 once it is reached: for a push of N days that is
+// Password Pusher's max(N − whole days since creation, 0); a push of 15
+// minutes has 1 until its 15 minutes are over. A clock before the creation
+// counts as the creation.
 func (p *Push) DaysRemaining(now time.Time) int {
-	age := now.Sub(p.CreatedAt)
-	if age < 0 {
-		age = 0
+	if now.Before(p.CreatedAt) {
+		now = p.CreatedAt
 	}
-	left := p.ExpireAfterDays - int(age/Day)
-	return max(left, 0)
+	left := p.ExpiresAt().Sub(now)
+	if left <= 0 {
+		return 0
+	}
+	return int((left + Day - 1) / Day)
 }
 
 // ViewsRemaining is max(expire_after_views − counted views, 0).

@@ -57,6 +57,32 @@ func TestExpiresAt(t *testing.T) {
 	}
 }
 
+// TestSubDayLimit: a push of 15 minutes expires at its 15th minute and
+// reports one day remaining until then, as Password Pusher reports the
+// remaining part of a day (docs/decisions.md, D4).
+func TestSubDayLimit(t *testing.T) {
+	p := &push.Push{CreatedAt: created, ExpireAfterDays: 1, ExpireAfter: 15 * time.Minute, ExpireAfterViews: 5}
+	if !p.ExpiresAt().Equal(created.Add(15 * time.Minute)) {
+		t.Fatalf("ExpiresAt = %v", p.ExpiresAt())
+	}
+	for _, c := range []struct {
+		at      time.Duration
+		days    int
+		reached bool
+	}{
+		{-time.Hour, 1, false}, {0, 1, false}, {15*time.Minute - time.Millisecond, 1, false},
+		{15 * time.Minute, 0, true}, {time.Hour, 0, true}, {2 * push.Day, 0, true},
+	} {
+		now := created.Add(c.at)
+		if got := p.DaysRemaining(now); got != c.days {
+			t.Errorf("at %v: DaysRemaining %d, want %d", c.at, got, c.days)
+		}
+		if got := p.LimitsReached(now); got != c.reached {
+			t.Errorf("at %v: LimitsReached %v, want %v", c.at, got, c.reached)
+		}
+	}
+}
+
 func TestViewsRemaining(t *testing.T) {
 	tests := []struct{ max, count, want int }{
 		{5, 0, 5},

@@ -26,6 +26,10 @@ type Settings struct {
 	Files            KindSettings
 	QR               KindSettings
 	MaxFileUploads   int
+	// SubDayDurations offers the durations under a day (15 minutes to 12
+	// hours, SubDayDurations): on the create form, and honoured when the API
+	// asks for them (docs/decisions.md, D4).
+	SubDayDurations bool
 }
 
 // DefaultKindSettings are the values every kind ships with.
@@ -56,6 +60,7 @@ func DefaultSettings() Settings {
 		Files:            DefaultKindSettings(),
 		QR:               DefaultKindSettings(),
 		MaxFileUploads:   10,
+		SubDayDurations:  true,
 	}
 }
 
@@ -71,6 +76,13 @@ func (s *Settings) ForKind(k Kind) *KindSettings {
 	default:
 		return &s.Text
 	}
+}
+
+// SubDayOffered reports whether pushes of the kind k may last less than a
+// day: the instance offers sub-day durations and the kind's shortest day
+// limit is one day.
+func (s *Settings) SubDayOffered(k Kind) bool {
+	return s.SubDayDurations && s.ForKind(k).ExpireAfterDaysMin <= 1
 }
 
 // KindEnabled reports whether new pushes of kind k may be created.

@@ -89,6 +89,7 @@ func (s *Service) newPush(ctx context.Context, u *push.User, d *push.Draft, now 
 		UserID:            UserID(u),
 		Name:              d.Name,
 		ExpireAfterDays:   d.ExpireAfterDays,
+		ExpireAfter:       d.ExpireAfter,
 		ExpireAfterViews:  d.ExpireAfterViews,
 		DeletableByViewer: d.DeletableByViewer,
 		RetrievalStep:     d.RetrievalStep,

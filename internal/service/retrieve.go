@@ -174,7 +174,9 @@ func (s *Service) claim(ctx context.Context, p *push.Push, req RetrieveRequest, 
 		return false, err
 	}
 	p.ViewCount = c.ViewCount
-	p.UpdatedAt = now
+	if p.ViewCount >= p.ExpireAfterViews {
+		p.UpdatedAt = now // the last view expired it (store.ClaimView)
+	}
 	s.observe(EventViewed)
 	return true, nil
 }

@@ -12,22 +12,22 @@ import (
 
 const pushColumns = `id, token_key, token_sealed, kind, user_id, name, note, payload, passphrase_salt,
 	expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
-	view_count, log_count, expired, deleted, expired_on, created_at, updated_at, file_count`
+	view_count, log_count, expired, deleted, expired_on, created_at, updated_at, file_count, expires_at`
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanPush(row scanner) (*push.Push, error) {
 	var (
-		p                            push.Push
-		kind                         string
-		userID, deletable, expiredOn sql.NullInt64
-		retrieval, expired, deleted  int
-		createdAt, updatedAt         int64
+		p                             push.Push
+		kind                          string
+		userID, deletable, expiredOn  sql.NullInt64
+		retrieval, expired, deleted   int
+		createdAt, updatedAt, expires int64
 	)
 	var key sql.NullString
 	err := row.Scan(&p.ID, &key, &p.TokenSealed, &kind, &userID, &p.Name, &p.NoteSealed, &p.PayloadSealed,
 		&p.PassphraseSalt, &p.ExpireAfterDays, &p.ExpireAfterViews, &deletable, &retrieval,
-		&p.ViewCount, &p.LogCount, &expired, &deleted, &expiredOn, &createdAt, &updatedAt, &p.FileCount)
+		&p.ViewCount, &p.LogCount, &expired, &deleted, &expiredOn, &createdAt, &updatedAt, &p.FileCount, &expires)
 	if err != nil {
 		return nil, err
 	}
@@ -47,6 +47,11 @@ func scanPush(row scanner) (*push.Push, error) {
 	}
 	p.CreatedAt = fromMS(createdAt)
 	p.UpdatedAt = fromMS(updatedAt)
+	// The time limit is the stored instant; one that is not the day limit
+	// is a sub-day duration (docs/decisions.md, D4).
+	if limit := fromMS(expires).Sub(p.CreatedAt); limit > 0 && limit != time.Duration(p.ExpireAfterDays)*push.Day {
+		p.ExpireAfter = limit
+	}
 	return &p, nil
 }
 
@@ -160,15 +165,18 @@ type Claim struct {
 // both take the last view. On success the view is logged in the same
 // transaction, and when it was the last view the push is expired there too.
 // It is not claimed when the push was already used up, expired or out of
-// days. A view is always logged: the audit cap keeps room for every view
-// left (logCapped), so it never stands in the way of one.
+// time. A view is always logged: the audit cap keeps room for every view
+// left (logCapped), so it never stands in the way of one. A view leaves
+// updated_at alone, as Password Pusher does; the last one, which expires
+// the push, sets it.
 func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (Claim, error) {
 	now := ms(ev.CreatedAt)
 	return write(ctx, s, func(tx *Tx) (Claim, error) {
 		var views, maxViews, files int
 		// The last view also expires the push in the same statement: every
 		// SET expression reads the row as it was before the update.
-		err := tx.QueryRowContext(ctx, `UPDATE pushes SET view_count = view_count + 1, log_count = log_count + 1, updated_at = $2,
+		err := tx.QueryRowContext(ctx, `UPDATE pushes SET view_count = view_count + 1, log_count = log_count + 1,
+				updated_at = CASE WHEN view_count + 1 >= expire_after_views THEN $2 ELSE updated_at END,
 				expired = CASE WHEN view_count + 1 >= expire_after_views THEN 1 ELSE 0 END,
 				expired_on = CASE WHEN view_count + 1 >= expire_after_views THEN $2 ELSE expired_on END,
 				payload = CASE WHEN view_count + 1 >= expire_after_views THEN NULL ELSE payload END,

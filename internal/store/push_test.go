@@ -137,7 +137,8 @@ func TestPushByKeyNotFound(t *testing.T) {
 }
 
 // TestClaimViewSequence claims the three views of a push one by one, then a
-// fourth: each view is counted and logged, the last one expires the push
+// fourth: each view is counted and logged, leaving updated_at alone (as
+// Password Pusher does), the last one expires the push (setting updated_at)
 // and wipes its secret material but keeps its name and note, and the
 // fourth is refused without a trace.
 func TestClaimViewSequence(t *testing.T) {
@@ -158,7 +159,11 @@ func TestClaimViewSequence(t *testing.T) {
 				t.Fatalf("claim = %v, %d, %v; want true, %d, nil", claimed, views, err, i)
 			}
 			got := mustLoad(t, s, "three")
-			if got.ViewCount != i || !got.UpdatedAt.Equal(at) || got.LogCount != 1+i {
+			wantUpdated := p.CreatedAt
+			if i == 3 {
+				wantUpdated = at
+			}
+			if got.ViewCount != i || !got.UpdatedAt.Equal(wantUpdated) || got.LogCount != 1+i {
 				t.Fatalf("ViewCount=%d UpdatedAt=%v LogCount=%d", got.ViewCount, got.UpdatedAt, got.LogCount)
 			}
 			if i == 3 {
@@ -691,5 +696,50 @@ func TestAuditLogOrderFieldsPaging(t *testing.T) {
 		if err != nil || got == nil || len(got) != 0 {
 			t.Errorf("AuditLog(%d, %d, %d) = %#v, %v; want empty non-nil", c.id, c.limit, c.offset, got, err)
 		}
+	}
+}
+
+// TestSubDayExpiry: a push with a sub-day time limit keeps it exactly in
+// the database (expires_at), and a view, an expiry at access and the
+// sweeper all honour it to the millisecond (docs/decisions.md, D4).
+func TestSubDayExpiry(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	limit := 15 * time.Minute
+	mk := func(token string) *push.Push {
+		return createPush(t, s, token, func(p *push.Push) { p.ExpireAfterDays, p.ExpireAfter = 1, limit })
+	}
+	p, q := mk("claimed"), mk("accessed")
+	mk("swept")
+	got := mustLoad(t, s, "claimed")
+	if got.ExpireAfter != limit || !got.ExpiresAt().Equal(t0.Add(limit)) || got.ExpireAfterDays != 1 {
+		t.Fatalf("loaded ExpireAfter %v ExpiresAt %v days %d; want %v, %v, 1", got.ExpireAfter, got.ExpiresAt(), got.ExpireAfterDays, limit, t0.Add(limit))
+	}
+	createPush(t, s, "days", nil)
+	if day := mustLoad(t, s, "days"); day.ExpireAfter != 0 {
+		t.Errorf("a push of whole days loaded with ExpireAfter %v", day.ExpireAfter)
+	}
+	justBefore := t0.Add(limit - time.Millisecond)
+	if claimed, _, err := claimView(t.Context(), s, p.ID, ev(push.EventView, justBefore)); err != nil || !claimed {
+		t.Fatalf("a view 1ms before the limit: %v, %v", claimed, err)
+	}
+	if claimed, _, err := claimView(t.Context(), s, p.ID, ev(push.EventView, t0.Add(limit))); err != nil || claimed {
+		t.Fatalf("a view at the limit: %v, %v; want refused", claimed, err)
+	}
+	if e, err := s.ExpireIfDue(t.Context(), q.ID, justBefore); err != nil || e != nil {
+		t.Fatalf("ExpireIfDue 1ms before the limit: %v, %v", e, err)
+	}
+	if e, err := s.ExpireIfDue(t.Context(), q.ID, t0.Add(limit)); err != nil || e == nil || !e.Expired {
+		t.Fatalf("ExpireIfDue at the limit: %+v, %v", e, err)
+	}
+	if res, err := s.Sweep(t.Context(), justBefore, 0); err != nil || res.Expired != 0 {
+		t.Fatalf("Sweep 1ms before the limit: %+v, %v", res, err)
+	}
+	// The push claimed above and the swept one are due; q is expired already.
+	if res, err := s.Sweep(t.Context(), t0.Add(limit), 0); err != nil || res.Expired != 2 {
+		t.Fatalf("Sweep at the limit: %+v, %v; want 2 expired", res, err)
+	}
+	if got := mustLoad(t, s, "swept"); !got.Expired || !got.ExpiredOn.Equal(t0.Add(limit)) || got.PayloadSealed != nil {
+		t.Fatalf("swept push: Expired %v ExpiredOn %v payload %q", got.Expired, got.ExpiredOn, got.PayloadSealed)
 	}
 }

@@ -27,7 +27,7 @@ type auditView struct {
 	Created   time.Time
 	Expired   bool
 	ExpiredOn time.Time
-	DaysLeft  int
+	TimeLeft  string
 	ViewsLeft int
 	Rows      []auditRow
 	Page      int
@@ -64,7 +64,7 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) error {
 		Created:   p.CreatedAt,
 		Expired:   p.Expired,
 		ExpiredOn: p.ExpiredOn,
-		DaysLeft:  p.DaysRemaining(s.svc.Now()),
+		TimeLeft:  timeLeft(p, s.svc.Now()),
 		ViewsLeft: p.ViewsRemaining(),
 		Page:      n,
 		Prev:      n - 1,

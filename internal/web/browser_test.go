@@ -289,3 +289,31 @@ func TestBrowserSeesCSPViolations(t *testing.T) {
 		t.Errorf("an inline script ran or was not reported: %v", errs)
 	}
 }
+
+// TestBrowserSubDayDuration: in a browser, a push that lasts 15 minutes is
+// chosen on the form and its preview, open to anyone with the link, says so.
+func TestBrowserSubDayDuration(t *testing.T) {
+	b := newBrowser(t)
+	h := newHarness(t, nil)
+	carol := b.person()
+	b.do(carol, chromedp.Navigate(h.url+"/"), chromedp.WaitVisible(css("#payload")),
+		chromedp.SendKeys(css("#payload"), "for a quarter of an hour"),
+		chromedp.SetValue(css("#expire_after_duration"), "0"),
+		chromedp.Click(css("main form button[type=submit]")), chromedp.WaitVisible(css("#secret-url")))
+	if txt := run(b, carol, chromedp.Text(css("main"))); !strings.Contains(txt, "expires after 15 minutes") {
+		t.Errorf("preview: %s", txt)
+	}
+	link := run(b, carol, chromedp.Value(css("#secret-url")))
+	tok := strings.TrimSuffix(strings.TrimPrefix(link, h.url+"/p/"), "/r")
+	if p, err := h.svc.Lookup(context.Background(), tok); err != nil || p.ExpireAfter != 15*time.Minute {
+		t.Errorf("stored: %+v, %v; want 15 minutes", p, err)
+	}
+	dave := b.person()
+	b.do(dave, chromedp.Navigate(strings.TrimSuffix(link, "/r")+"/preview"), chromedp.WaitVisible(css("svg.qr")))
+	if got := run(b, dave, chromedp.Value(css("#secret-url"))); got != link {
+		t.Errorf("another visitor's preview shows %q, want %q", got, link)
+	}
+	if errs := b.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+}

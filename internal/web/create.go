@@ -34,6 +34,8 @@ type createView struct {
 	Note          string
 	Days          int
 	Views         int
+	Durations     []push.SubDayDuration // offered instead of days, when the instance offers them for the kind
+	Duration      string                // the duration chosen ("" for the days)
 	RetrievalStep bool
 	Deletable     bool
 	MaxFiles      int    // file kind: how many files one push may carry
@@ -70,6 +72,9 @@ func (s *Server) newCreateView(kind push.Kind, u *push.User) createView {
 		MaxFiles:      set.MaxFileUploads,
 		FileLimits:    "at most " + humanSize(s.svc.MaxFileSize()) + " each and " + humanSize(s.svc.MaxPushSize()) + " in all",
 	}
+	if set.SubDayOffered(kind) {
+		v.Durations = push.SubDayDurations
+	}
 	for _, t := range []kindTab{{"text", "Text", false}, {"url", "URL", false}, {"qr", "QR code", false}, {"file", "File", false}} {
 		if set.KindEnabled(push.Kind(t.Kind)) && (t.Kind != "file" || s.filesAllowed(u)) {
 			t.Current = t.Kind == v.Kind
@@ -87,8 +92,7 @@ func (s *Server) createForm(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// createSubmit serves POST /: create the push, remember it in the session as
-// this visitor's own, and show its preview. The file kind's form is
+// createSubmit serves POST /: create the push and show its preview. The file kind's form is
 // multipart; its files are streamed into the file store as they arrive.
 func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 	u := s.currentUser(r)
@@ -116,6 +120,7 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 		v.Payload, v.Name, v.Note = f.Get("payload"), f.Get("name"), f.Get("note")
 		v.Days, _ = strconv.Atoi(f.Get("expire_after_days"))
 		v.Views, _ = strconv.Atoi(f.Get("expire_after_views"))
+		v.Duration = f.Get("expire_after_duration")
 		v.RetrievalStep, v.Deletable = f.Has("retrieval_step"), f.Has("deletable_by_viewer")
 		v.Errors = e.Fields
 		s.render(w, r, "create.html", page{Title: "Share a secret", User: u, Status: http.StatusUnprocessableEntity,
@@ -125,20 +130,23 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.rememberCreated(r, c.Push.URLToken)
 	redirect(w, r, "/p/"+c.Push.URLToken+"/preview")
 	return nil
 }
 
 // formRequest is the create the form asks for: its fields are typed values
 // already (a checkbox is there or not), except days and views, which a
-// browser sends as text.
+// browser sends as text. A duration under a day, when one is chosen,
+// replaces the days (docs/decisions.md, D4).
 func formRequest(f url.Values, kind push.Kind, u *push.User) *push.CreateRequest {
 	errs := push.FieldErrors{}
 	req := &push.CreateRequest{Kind: &kind, Payload: f.Get("payload"), Passphrase: f.Get("passphrase"),
 		Name: f.Get("name"), Errors: errs}
 	req.ExpireAfterDays = formInt(f, "expire_after_days", errs)
 	req.ExpireAfterViews = formInt(f, "expire_after_views", errs)
+	if code, err := strconv.Atoi(f.Get("expire_after_duration")); err == nil && code >= 0 && code < len(push.SubDayDurations) {
+		req.ExpireAfterDays, req.ExpireAfterDuration = nil, &code
+	}
 	step := f.Has("retrieval_step")
 	req.RetrievalStep = &step
 	if u != nil {
@@ -171,7 +179,7 @@ func (s *Server) readCreateForm(w http.ResponseWriter, r *http.Request, u *push.
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
 		return s.parseCreateMultipart(w, r, u, up)
 	}
-	if err := parseForm(w, r); err != nil {
+	if err := parseFormMax(w, r, maxForm); err != nil {
 		if err == errFormTooLarge {
 			return nil, errTextTooLarge
 		}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"hush/internal/push"
 	"hush/internal/service"
@@ -45,10 +46,16 @@ func TestCreateAnonymousAndPreview(t *testing.T) {
 	pv.expect(t, http.StatusOK)
 	pv.has(t, `value="`+h.url+`/p/`+tok+`/r"`, `data-copy="secret-url"`, `<svg xmlns="http://www.w3.org/2000/svg" class="qr"`)
 	pv.lacks(t, "hunter2")
-	// Anyone else gets the expired page for the preview.
+	// Anyone with the link sees the same preview, as in Password Pusher
+	// (its browser extension reads it): the link and its QR code, and no
+	// view used (docs/decisions.md, D32).
 	other := h.client().get("/p/" + tok + "/preview")
 	other.expect(t, http.StatusOK)
-	other.has(t, "This secret link has expired")
+	other.has(t, `value="`+h.url+`/p/`+tok+`/r"`, `<svg xmlns="http://www.w3.org/2000/svg" class="qr"`, "3 days or 2 views")
+	other.lacks(t, "hunter2", "/audit")
+	if p, _ := h.svc.Lookup(context.Background(), tok); p.ViewCount != 0 {
+		t.Errorf("the previews used %d views", p.ViewCount)
+	}
 
 	// Unchecked boxes mean false, not the defaults.
 	r = c.post("/", url.Values{"kind": {"text"}, "payload": {"x"}, "expire_after_days": {"1"}, "expire_after_views": {"1"}})
@@ -73,9 +80,9 @@ func TestCreateKindsAndErrors(t *testing.T) {
 	}
 	c.get(r.header.Get("Location")).has(t, "needs its passphrase")
 
-	bad := c.post("/", createForm("url", "javascript:alert(1)", "expire_after_days", "500"))
+	bad := c.post("/", createForm("url", "javascript:alert(1)", "expire_after_days", "seven"))
 	bad.expect(t, http.StatusUnprocessableEntity)
-	bad.has(t, "must be a valid HTTP or HTTPS URL.", "must be between 1 and 90", `value="javascript:alert(1)"`)
+	bad.has(t, "must be a valid HTTP or HTTPS URL.", "must be an integer", `value="javascript:alert(1)"`)
 	empty := c.post("/", createForm("text", "  "))
 	empty.expect(t, http.StatusUnprocessableEntity)
 	empty.has(t, "Payload is required.")
@@ -173,4 +180,60 @@ func TestAuditPage(t *testing.T) {
 	// Other users cannot expire it either when not deletable.
 	keep := h.create(u, fields{"payload": "p", "deletable_by_viewer": "false"})
 	other.post("/p/"+keep+"/expire", nil).expect(t, http.StatusForbidden)
+}
+
+// TestCreateLargestPayload: the create form takes a text payload of the
+// maximum length even when every character is percent-encoded in 12 bytes
+// (outside the Basic Multilingual Plane), as a browser sends it.
+func TestCreateLargestPayload(t *testing.T) {
+	h := newHarness(t, nil)
+	form := createForm("text", strings.Repeat("🔑", push.MaxTextPayload))
+	if n := len(form.Encode()); n <= 12<<20 {
+		t.Fatalf("the form is %d bytes, not the worst case", n)
+	}
+	r := h.client().post("/", form)
+	if r.status != http.StatusSeeOther {
+		t.Fatalf("status %d, want 303: %.300s", r.status, r.body)
+	}
+}
+
+// TestCreateSubDayDuration: the form offers the durations under a day
+// (docs/decisions.md, D4); one chosen replaces the days, exactly, and the
+// pages say minutes or hours. An operator can hide them.
+func TestCreateSubDayDuration(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.client()
+	form := c.get("/")
+	form.has(t, `<select id="expire_after_duration" name="expire_after_duration">`, `<option value="0">after 15 minutes</option>`,
+		`<option value="5">after 12 hours</option>`, `<option value="">No, after the days above</option>`)
+	r := c.post("/", createForm("text", "brief", "expire_after_duration", "0"))
+	if r.status != http.StatusSeeOther {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	tok := strings.TrimSuffix(strings.TrimPrefix(r.header.Get("Location"), "/p/"), "/preview")
+	p, err := h.svc.Lookup(context.Background(), tok)
+	if err != nil || p.ExpireAfter != 15*time.Minute || p.ExpireAfterDays != 1 || !p.ExpiresAt().Equal(p.CreatedAt.Add(15*time.Minute)) {
+		t.Fatalf("stored %+v, %v", p, err)
+	}
+	c.get("/p/"+tok+"/preview").has(t, "It expires after 15 minutes or 2 views")
+	h.clock.Advance(10*time.Minute + time.Second)
+	c.get("/p/"+tok).has(t, "This secret expires in 5 minutes or 1 more view")
+	h.clock.Advance(5 * time.Minute)
+	c.get("/p/"+tok).has(t, "This secret link has expired")
+
+	// An empty choice keeps the days; an invalid form keeps the choice.
+	r = c.post("/", createForm("text", "days", "expire_after_duration", ""))
+	tok = strings.TrimSuffix(strings.TrimPrefix(r.header.Get("Location"), "/p/"), "/preview")
+	if p, _ := h.svc.Lookup(context.Background(), tok); p.ExpireAfter != 0 || p.ExpireAfterDays != 3 {
+		t.Errorf("no duration chosen: %d days, %v", p.ExpireAfterDays, p.ExpireAfter)
+	}
+	c.post("/", createForm("text", " ", "expire_after_duration", "4")).has(t, `<option value="4" selected>after 6 hours</option>`)
+
+	hidden := newHarness(t, func(_ *Options, s *push.Settings) { s.SubDayDurations = false })
+	hidden.client().get("/").lacks(t, "expire_after_duration")
+	r = hidden.client().post("/", createForm("text", "brief", "expire_after_duration", "0"))
+	tok = strings.TrimSuffix(strings.TrimPrefix(r.header.Get("Location"), "/p/"), "/preview")
+	if p, _ := hidden.svc.Lookup(context.Background(), tok); p.ExpireAfter != 0 || p.ExpireAfterDays != 1 {
+		t.Errorf("hidden durations: %d days, %v; want the shortest day limit", p.ExpireAfterDays, p.ExpireAfter)
+	}
 }

@@ -14,7 +14,7 @@ type dashboardRow struct {
 	Kind      string
 	Created   time.Time
 	ExpiredOn time.Time
-	DaysLeft  int
+	TimeLeft  string
 	ViewsLeft int
 	Views     int
 	MaxViews  int
@@ -55,7 +55,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 			Kind:      string(p.Kind),
 			Created:   p.CreatedAt,
 			ExpiredOn: p.ExpiredOn,
-			DaysLeft:  p.DaysRemaining(now),
+			TimeLeft:  timeLeft(p, now),
 			ViewsLeft: p.ViewsRemaining(),
 			Views:     p.ViewCount,
 			MaxViews:  p.ExpireAfterViews,

@@ -158,7 +158,7 @@ func TestFileFormRefusals(t *testing.T) {
 	r.has(t, "The files are too large")
 
 	// Invalid fields discard the uploads too.
-	c.postFiles(fileFields("expire_after_days", "999"), two...).expect(t, http.StatusUnprocessableEntity)
+	c.postFiles(fileFields("expire_after_days", "many"), two...).expect(t, http.StatusUnprocessableEntity)
 
 	for _, h := range []*harness{h, small, tight} {
 		if n := h.blobCount(); n != 0 {

@@ -28,8 +28,14 @@ func pageParam(r *http.Request) int {
 	return n
 }
 
-// maxForm bounds a form body: a text payload is at most 1 MiB characters.
-const maxForm = 5 << 20
+// Limits of urlencoded form bodies: the create form takes the largest text
+// payload percent-encoded (push.MaxEncodedPayload) and 1 MiB for the other
+// fields; every other form (sign-in, passphrase, account) holds a few short
+// fields.
+const (
+	maxForm      = push.MaxEncodedPayload + 1<<20
+	maxSmallForm = 1 << 20
+)
 
 // Forms that could not be read.
 var (
@@ -37,10 +43,15 @@ var (
 	errFormTooLarge   = &push.Error{Code: push.CodeTooLarge, Message: "The form was too large."}
 )
 
-// parseForm reads a bounded urlencoded form; errFormTooLarge or
-// errFormUnreadable when it cannot.
+// parseForm reads a small urlencoded form (maxSmallForm); errFormTooLarge
+// or errFormUnreadable when it cannot.
 func parseForm(w http.ResponseWriter, r *http.Request) error {
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	return parseFormMax(w, r, maxSmallForm)
+}
+
+// parseFormMax reads an urlencoded form of at most limit bytes.
+func parseFormMax(w http.ResponseWriter, r *http.Request, limit int64) error {
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	err := r.ParseForm()
 	var tooBig *http.MaxBytesError
 	switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -50,5 +51,17 @@ func TestUndrawableQRCostsNoView(t *testing.T) {
 	req := &push.CreateRequest{Kind: &qr, Payload: strings.Repeat("😀", 1000)}
 	if _, err := h.svc.Create(context.Background(), service.CreateInput{Request: req}); push.ErrorCode(err) != push.CodeInvalid {
 		t.Fatalf("creating an undrawable QR push: %v, want 422", err)
+	}
+}
+
+// TestSmallFormsStaySmall: only the create form takes a body the size of
+// the largest payload; the sign-in, sign-up and passphrase forms hold a
+// few short fields and refuse more than 1 MiB.
+func TestSmallFormsStaySmall(t *testing.T) {
+	h := newHarness(t, nil)
+	big := strings.Repeat("x", maxSmallForm)
+	for _, path := range []string{"/users/sign_in", "/users/sign_up", "/p/sometoken/passphrase"} {
+		h.client().post(path, url.Values{"email": {"a@example.com"}, "password": {big}, "passphrase": {big}}).
+			expect(t, http.StatusRequestEntityTooLarge)
 	}
 }

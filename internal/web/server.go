@@ -112,8 +112,9 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /users/edit", s.handle(s.accountForm))
 	mux.Handle("POST /users/password", s.handle(s.changePassword))
 	mux.Handle("POST /users/delete", s.handle(s.deleteAccount))
+	mux.Handle("GET /api_tokens", s.handle(s.apiTokens))
 
-	mux.Handle("/", s.handle(s.notFound))
+	mux.Handle("/", s.handle(s.fallback))
 
 	csrf := http.NewCrossOriginProtection()
 	if s.baseURL != "" {

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -47,10 +46,8 @@ func (s sessionStore) Delete(token string) error {
 
 // Session keys.
 const (
-	keyUserID  = "user_id"
-	keyEpoch   = "auth_epoch" // the account's auth epoch when it signed in
-	keyCreated = "created"    // token keys of pushes created in this session
-	maxCreated = 20
+	keyUserID = "user_id"
+	keyEpoch  = "auth_epoch" // the account's auth epoch when it signed in
 )
 
 // currentUser is the signed-in user, or nil. A session is honoured only
@@ -78,22 +75,4 @@ func (s *Server) signIn(r *http.Request, u *push.User) error {
 	s.sessions.Put(r.Context(), keyUserID, u.ID)
 	s.sessions.Put(r.Context(), keyEpoch, u.AuthEpoch)
 	return nil
-}
-
-// rememberCreated records that this session created the push, so that its
-// preview page is shown to the creator only. The session keeps the token's
-// key, not the token: session rows hold no secret link.
-func (s *Server) rememberCreated(r *http.Request, token string) {
-	list, _ := s.sessions.Get(r.Context(), keyCreated).([]string)
-	list = append(list, service.TokenKey(token))
-	if len(list) > maxCreated {
-		list = list[len(list)-maxCreated:]
-	}
-	s.sessions.Put(r.Context(), keyCreated, list)
-}
-
-// createdHere reports whether this session created the push.
-func (s *Server) createdHere(r *http.Request, token string) bool {
-	list, _ := s.sessions.Get(r.Context(), keyCreated).([]string)
-	return slices.Contains(list, service.TokenKey(token))
 }

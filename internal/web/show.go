@@ -63,7 +63,7 @@ type secretView struct {
 	Kind      string
 	Payload   string
 	QR        template.HTML
-	DaysLeft  int
+	TimeLeft  string
 	ViewsLeft int
 	Deletable bool
 	Blur      bool
@@ -97,7 +97,7 @@ func (s *Server) showRetrieval(w http.ResponseWriter, r *http.Request, res *serv
 		Token:     p.URLToken,
 		Kind:      string(p.Kind),
 		Payload:   *res.Payload,
-		DaysLeft:  p.DaysRemaining(s.svc.Now()),
+		TimeLeft:  timeLeft(p, s.svc.Now()),
 		ViewsLeft: p.ViewsRemaining(),
 		Deletable: p.DeletableByViewer != nil && *p.DeletableByViewer && p.ViewsRemaining() > 0,
 		Blur:      p.Kind == push.KindText,

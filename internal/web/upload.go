@@ -31,9 +31,10 @@ var (
 // Only a visitor who may attach files may send a body the size of its files,
 // and only once a file's contents begin may the body take up to
 // httpx.MaxUploadTime, as long as it keeps pace (httpx.Pace); anyone else gets
-// the form limit and the server's read timeout (docs/decisions.md, D24).
+// the field limit (the largest payload as it is, push.MaxMultipartFields)
+// and the server's read timeout (docs/decisions.md, D24).
 func (s *Server) parseCreateMultipart(w http.ResponseWriter, r *http.Request, u *push.User, up *service.Uploads) (url.Values, error) {
-	limit := int64(maxForm)
+	limit := int64(push.MaxMultipartFields)
 	if s.filesAllowed(u) {
 		limit += s.svc.MaxPushSize()
 	}
@@ -45,7 +46,7 @@ func (s *Server) parseCreateMultipart(w http.ResponseWriter, r *http.Request, u 
 	}
 	form, _, err := httpx.StreamForm(r.Context(), body, params["boundary"], httpx.FormRules{
 		IsFileField:   func(name string) bool { return name == "files" },
-		MaxFieldBytes: maxForm,
+		MaxFieldBytes: push.MaxMultipartFields,
 		Allow: func(count int) (bool, error) {
 			switch {
 			case u == nil:
