@@ -57,9 +57,10 @@ func TestPassphraseGuessesReservedBeforeWork(t *testing.T) {
 		}
 		return "wrong"
 	})
-	// Failures are limited to 5; the right guess, if it got a slot, gave it
-	// back, and a wrong one may then have taken it.
-	if wrong != guessPerClient || opened > 1 || wrong+opened+refused != 60 {
+	// Failures are limited to 5. The right guess, if it got a slot, gave it
+	// back, and a wrong one may then have taken it — or all others were
+	// refused by then: 4 or 5 failures with it, 5 without.
+	if wrong > guessPerClient || wrong < guessPerClient-opened || opened > 1 || wrong+opened+refused != 60 {
 		t.Fatalf("one client, 60 at once: %d wrong and %d opened evaluated, %d refused; want %d failures",
 			wrong, opened, refused, guessPerClient)
 	}
