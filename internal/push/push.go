@@ -88,7 +88,21 @@ type User struct {
 	// records the epoch it was signed in with and ends when they differ.
 	AuthEpoch string
 	CreatedAt time.Time
+	// Admin is true for an account that may use the admin pages.
+	Admin bool
+	// DisabledAt is when an admin disabled the account; zero while it is
+	// enabled. A disabled account signs in nowhere.
+	DisabledAt time.Time
+	// TwoFactorAt is when the account turned its second factor (TOTP) on;
+	// zero while it is off.
+	TwoFactorAt time.Time
 }
+
+// Disabled reports whether an admin disabled the account.
+func (u *User) Disabled() bool { return !u.DisabledAt.IsZero() }
+
+// HasTwoFactor reports whether the account signs in with a second factor.
+func (u *User) HasTwoFactor() bool { return !u.TwoFactorAt.IsZero() }
 
 // EventKind is the kind of an audit entry (Password Pusher's integer enum).
 type EventKind int

@@ -6,13 +6,15 @@ import (
 	"strings"
 )
 
-// copyTables lists what CopyAll moves, parents before children. Rate-limit
-// counters are transient and stay behind.
+// copyTables lists what CopyAll moves, parents before children: every
+// column of every table but notCopied (TestCopyCoversEverything).
 var copyTables = []struct {
 	name    string
 	columns []string
 }{
-	{"users", []string{"id", "email", "password_hash", "auth_epoch", "created_at", "updated_at"}},
+	{"users", []string{"id", "email", "password_hash", "auth_epoch", "created_at", "updated_at", "admin", "disabled_at",
+		"totp_secret", "totp_enabled_at", "totp_last_step", "totp_pending", "totp_pending_epoch"}},
+	{"recovery_codes", []string{"id", "user_id", "digest", "created_at"}},
 	{"api_tokens", []string{"id", "user_id", "digest", "created_at"}},
 	{"pushes", []string{"id", "token_key", "token_sealed", "legacy_token", "kind", "user_id", "name", "note", "payload", "passphrase_salt",
 		"expire_after_days", "expire_after_views", "deletable_by_viewer", "retrieval_step", "view_count",
@@ -21,10 +23,16 @@ var copyTables = []struct {
 	{"push_files", []string{"id", "push_id", "position", "blob_id", "meta", "file_key", "size", "purge_at", "created_at"}},
 	{"meta", []string{"name", "value"}},
 	{"sessions", []string{"token", "user_id", "data", "expiry"}},
+	{"admin_log", []string{"id", "actor_id", "actor", "action", "target_id", "target", "ip", "created_at"}},
 }
 
-// CopyAll copies every user, token, push, audit entry, file record, session
-// and the key check from s into dst, keeping ids, so a deployment moves from
+// notCopied are the tables CopyAll leaves behind on purpose: rate-limit
+// counters are transient, and the migrations keep their own bookkeeping.
+var notCopied = []string{"rate_events", "rate_buckets", "goose_db_version", "sqlite_sequence"}
+
+// CopyAll copies every user (with its second factor and recovery codes),
+// token, push, audit entry, file record, session, the admin log and the key
+// check from s into dst, keeping ids, so a deployment moves from
 // one engine to the other without losing anything. dst must be migrated and
 // hold no users or pushes. It returns the rows copied per table.
 func (s *Store) CopyAll(ctx context.Context, dst *Store) (map[string]int, error) {

@@ -18,6 +18,13 @@ const (
 // FileKeyField names the sealed key of the file stored under blobID.
 func FileKeyField(blobID string) SealedField { return SealedField("file/" + blobID) }
 
+// TOTPFieldPrefix begins the name of an account's sealed TOTP secret (the
+// confirmed one and an enrolment's alike): TOTPFieldPrefix + the account id.
+// Its values have no token key.
+const TOTPFieldPrefix = "user-totp/"
+
+func totpField(userID string) SealedField { return SealedField(TOTPFieldPrefix + userID) }
+
 // sealedSource is one sealed column: its query yields id, token_key, a label
 // and the value, in id order after $1, at most $2 rows.
 type sealedSource struct {
@@ -35,6 +42,10 @@ var sealedSources = []sealedSource{
 	{"push_files", "file_key", `SELECT f.id, p.token_key, f.blob_id, f.file_key FROM push_files f
 		JOIN pushes p ON p.id = f.push_id WHERE f.id > $1 AND f.file_key IS NOT NULL AND p.token_key IS NOT NULL
 		ORDER BY f.id LIMIT $2`, FileKeyField},
+	{"users", "totp_secret", `SELECT id, '', CAST(id AS TEXT), totp_secret FROM users
+		WHERE id > $1 AND totp_secret IS NOT NULL ORDER BY id LIMIT $2`, totpField},
+	{"users", "totp_pending", `SELECT id, '', CAST(id AS TEXT), totp_pending FROM users
+		WHERE id > $1 AND totp_pending IS NOT NULL ORDER BY id LIMIT $2`, totpField},
 }
 
 // Reseal hands every sealed value to fn, in batches, and stores what fn

@@ -50,30 +50,50 @@ func (s *Store) CreateUser(ctx context.Context, email, passwordHash string, now 
 
 // UserByEmail finds an account; push.CodeNotFound when there is none.
 func (s *Store) UserByEmail(ctx context.Context, email string) (*push.User, error) {
-	return s.user(ctx, `SELECT id, email, password_hash, auth_epoch, created_at FROM users WHERE email = $1`,
-		strings.ToLower(strings.TrimSpace(email)))
+	return s.user(ctx, `SELECT `+userColumns+` FROM users u WHERE u.email = $1`, strings.ToLower(strings.TrimSpace(email)))
 }
 
 // UserByTokenDigest finds the owner of an API token by its SHA-256 digest.
+// A disabled account's token names nobody.
 func (s *Store) UserByTokenDigest(ctx context.Context, digest string) (*push.User, error) {
-	return s.user(ctx, `SELECT u.id, u.email, u.password_hash, u.auth_epoch, u.created_at
-		FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.digest = $1`, digest)
+	return s.user(ctx, `SELECT `+userColumns+`
+		FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.digest = $1 AND u.disabled_at IS NULL`, digest)
+}
+
+// userColumns are the columns scanUser reads, of users as u.
+const userColumns = `u.id, u.email, u.password_hash, u.auth_epoch, u.created_at, u.admin, u.disabled_at, u.totp_enabled_at`
+
+// scanUser reads userColumns, then into extra the columns that follow them.
+func scanUser(row scanner, extra ...any) (*push.User, error) {
+	var (
+		u                 push.User
+		at                int64
+		admin             int
+		disabled, twoFrom sql.NullInt64
+	)
+	dest := append([]any{&u.ID, &u.Email, &u.PasswordHash, &u.AuthEpoch, &at, &admin, &disabled, &twoFrom}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return nil, err
+	}
+	u.CreatedAt, u.Admin = fromMS(at), admin == 1
+	if disabled.Valid {
+		u.DisabledAt = fromMS(disabled.Int64)
+	}
+	if twoFrom.Valid {
+		u.TwoFactorAt = fromMS(twoFrom.Int64)
+	}
+	return &u, nil
 }
 
 func (s *Store) user(ctx context.Context, query string, arg any) (*push.User, error) {
-	var (
-		u  push.User
-		at int64
-	)
-	err := s.r.QueryRowContext(ctx, query, arg).Scan(&u.ID, &u.Email, &u.PasswordHash, &u.AuthEpoch, &at)
+	u, err := scanUser(s.r.QueryRowContext(ctx, query, arg))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, push.Errorf(push.CodeNotFound, "no such user")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load user: %w", err)
 	}
-	u.CreatedAt = fromMS(at)
-	return &u, nil
+	return u, nil
 }
 
 // ReplaceToken makes digest the user's only API token: earlier tokens die.

@@ -12,7 +12,7 @@ import (
 
 // UserByID finds an account; push.CodeNotFound when there is none.
 func (s *Store) UserByID(ctx context.Context, id int64) (*push.User, error) {
-	return s.user(ctx, `SELECT id, email, password_hash, auth_epoch, created_at FROM users WHERE id = $1`, id)
+	return s.user(ctx, `SELECT `+userColumns+` FROM users u WHERE u.id = $1`, id)
 }
 
 // SetPassword replaces a user's password hash and gives the account a new
@@ -67,40 +67,51 @@ func deleteSessionsOf(ctx context.Context, tx *Tx, userID int64) error {
 // pushes and their audit logs and files go with it (ON DELETE CASCADE;
 // foreign keys are on for SQLite). The id is never given to another account.
 func (s *Store) DeleteUser(ctx context.Context, userID int64) error {
-	_, err := write(ctx, s, func(tx *Tx) (none, error) {
-		// Explicit deletes keep this right even where cascades are off.
-		for _, q := range []string{
-			`DELETE FROM audit_logs WHERE push_id IN (SELECT id FROM pushes WHERE user_id = $1)`,
-			`DELETE FROM push_files WHERE push_id IN (SELECT id FROM pushes WHERE user_id = $1)`,
-			`DELETE FROM pushes WHERE user_id = $1`,
-			`DELETE FROM api_tokens WHERE user_id = $1`,
-			`DELETE FROM sessions WHERE user_id = $1`,
-		} {
-			if _, err := tx.ExecContext(ctx, q, userID); err != nil {
-				return none{}, fmt.Errorf("delete user data: %w", err)
-			}
-		}
-		n, err := rowsAffected(tx.ExecContext(ctx, `DELETE FROM users WHERE id = $1`, userID))
-		if err != nil {
-			return none{}, fmt.Errorf("delete user: %w", err)
-		}
-		if n == 0 {
-			return none{}, push.Errorf(push.CodeNotFound, "no such user")
-		}
-		return none{}, nil
-	})
+	_, err := write(ctx, s, func(tx *Tx) (none, error) { return none{}, deleteUser(ctx, tx, userID) })
 	return err
+}
+
+// deleteUser is DeleteUser in tx.
+func deleteUser(ctx context.Context, tx *Tx, userID int64) error {
+	// Explicit deletes keep this right even where cascades are off.
+	for _, q := range []string{
+		`DELETE FROM audit_logs WHERE push_id IN (SELECT id FROM pushes WHERE user_id = $1)`,
+		`DELETE FROM push_files WHERE push_id IN (SELECT id FROM pushes WHERE user_id = $1)`,
+		`DELETE FROM pushes WHERE user_id = $1`,
+		`DELETE FROM api_tokens WHERE user_id = $1`,
+		`DELETE FROM sessions WHERE user_id = $1`,
+		`DELETE FROM recovery_codes WHERE user_id = $1`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, userID); err != nil {
+			return fmt.Errorf("delete user data: %w", err)
+		}
+	}
+	n, err := rowsAffected(tx.ExecContext(ctx, `DELETE FROM users WHERE id = $1`, userID))
+	if err != nil {
+		return fmt.Errorf("delete user: %w", err)
+	}
+	if n == 0 {
+		return push.Errorf(push.CodeNotFound, "no such user")
+	}
+	return nil
+}
+
+// TokenCreated returns when the user's API token was made; zero when the
+// user has none.
+func (s *Store) TokenCreated(ctx context.Context, userID int64) (time.Time, error) {
+	var at int64
+	err := s.r.QueryRowContext(ctx, `SELECT created_at FROM api_tokens WHERE user_id = $1 ORDER BY id DESC LIMIT 1`, userID).Scan(&at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("check token: %w", err)
+	}
+	return fromMS(at), nil
 }
 
 // HasToken reports whether the user has an API token.
 func (s *Store) HasToken(ctx context.Context, userID int64) (bool, error) {
-	var one int
-	err := s.r.QueryRowContext(ctx, `SELECT 1 FROM api_tokens WHERE user_id = $1 LIMIT 1`, userID).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("check token: %w", err)
-	}
-	return true, nil
+	at, err := s.TokenCreated(ctx, userID)
+	return !at.IsZero(), err
 }

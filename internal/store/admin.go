@@ -1,0 +1,239 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"hush/internal/push"
+)
+
+// errNotAdmin refuses an action whose actor is no longer an enabled admin.
+var errNotAdmin = push.Errorf(push.CodeForbidden, "Only administrators may do this.")
+
+// Administer performs an admin action on the account targetID and writes
+// its line of the admin log, in one transaction: an action that happened is
+// logged, and a logged action happened. Admin actions are serialized by a
+// lock row, and a web actor (ID ≠ 0) must still be an enabled admin when
+// the action runs, so two admins acting on each other at once cannot both
+// succeed, and an admin disabled a moment ago acts no more. It returns the
+// target's email; push.CodeNotFound when there is no such account.
+func (s *Store) Administer(ctx context.Context, actor push.AdminActor, action push.AdminAction, targetID int64, now time.Time) (string, error) {
+	return write(ctx, s, func(tx *Tx) (string, error) {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (name, value) VALUES ('admin_lock', $1)
+			ON CONFLICT (name) DO UPDATE SET value = excluded.value`, []byte{}); err != nil {
+			return "", fmt.Errorf("lock admin actions: %w", err)
+		}
+		if actor.ID != 0 {
+			var one int
+			err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE id = $1 AND admin = 1 AND disabled_at IS NULL`, actor.ID).Scan(&one)
+			if errors.Is(err, sql.ErrNoRows) {
+				return "", errNotAdmin
+			}
+			if err != nil {
+				return "", fmt.Errorf("check admin: %w", err)
+			}
+		}
+		var target string
+		err := tx.QueryRowContext(ctx, `SELECT email FROM users WHERE id = $1`, targetID).Scan(&target)
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", push.Errorf(push.CodeNotFound, "no such user")
+		}
+		if err != nil {
+			return "", fmt.Errorf("load user: %w", err)
+		}
+		if err := administer(ctx, tx, action, targetID, now); err != nil {
+			return "", err
+		}
+		var actorID any
+		if actor.ID != 0 {
+			actorID = actor.ID
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO admin_log (actor_id, actor, action, target_id, target, ip, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, actorID, actor.Name, string(action), targetID, target, actor.IP, ms(now)); err != nil {
+			return "", fmt.Errorf("write admin log: %w", err)
+		}
+		return target, nil
+	})
+}
+
+// administer is the change an action makes, in tx.
+func administer(ctx context.Context, tx *Tx, action push.AdminAction, id int64, now time.Time) error {
+	var q string
+	switch action {
+	case push.AdminDisable:
+		// A new epoch as well as the deletes: a session row written by a
+		// request in flight signs nobody in either.
+		q = `UPDATE users SET disabled_at = COALESCE(disabled_at, $1), auth_epoch = $3, updated_at = $1 WHERE id = $2`
+	case push.AdminEnable:
+		q = `UPDATE users SET disabled_at = NULL, updated_at = $1 WHERE id = $2`
+	case push.AdminRevokeSessions:
+		q = `UPDATE users SET auth_epoch = $3, updated_at = $1 WHERE id = $2`
+	case push.AdminPromote:
+		q = `UPDATE users SET admin = 1, updated_at = $1 WHERE id = $2`
+	case push.AdminDemote:
+		q = `UPDATE users SET admin = 0, updated_at = $1 WHERE id = $2`
+	case push.AdminRevokeToken:
+		_, err := tx.ExecContext(ctx, `DELETE FROM api_tokens WHERE user_id = $1`, id)
+		return err
+	case push.AdminResetTwoFactor:
+		return disableTwoFactor(ctx, tx, id, now)
+	case push.AdminDelete:
+		return deleteUser(ctx, tx, id)
+	default:
+		return push.Errorf(push.CodeBadRequest, "unknown admin action %q", action)
+	}
+	args := []any{ms(now), id}
+	if strings.Contains(q, "$3") {
+		args = append(args, newEpoch())
+	}
+	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		return fmt.Errorf("%s: %w", action, err)
+	}
+	if action == push.AdminDisable || action == push.AdminRevokeSessions {
+		return deleteSessionsOf(ctx, tx, id)
+	}
+	return nil
+}
+
+// AdminLog returns the admin log's entries, newest first, from offset, at
+// most limit, and how many there are in all.
+func (s *Store) AdminLog(ctx context.Context, offset, limit int) ([]push.AdminEntry, int, error) {
+	var total int
+	if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM admin_log`).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count admin log: %w", err)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT id, created_at, actor_id, actor, action, target_id, target, ip
+		FROM admin_log ORDER BY id DESC LIMIT $1 OFFSET $2`, limit, offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read admin log: %w", err)
+	}
+	defer rows.Close()
+	var out []push.AdminEntry
+	for rows.Next() {
+		var (
+			e                 push.AdminEntry
+			at                int64
+			actorID, targetID sql.NullInt64
+			action            string
+		)
+		if err := rows.Scan(&e.ID, &at, &actorID, &e.Actor, &action, &targetID, &e.Target, &e.IP); err != nil {
+			return nil, 0, fmt.Errorf("read admin log: %w", err)
+		}
+		e.At, e.ActorID, e.Action, e.TargetID = fromMS(at), actorID.Int64, push.AdminAction(action), targetID.Int64
+		out = append(out, e)
+	}
+	return out, total, rows.Err()
+}
+
+// UserSummary is an account as the admin pages list it.
+type UserSummary struct {
+	push.User
+	HasToken     bool
+	ActivePushes int
+}
+
+// ListUsers returns the accounts whose email contains query (all for ""),
+// in id order from offset, at most limit, and how many match in all.
+func (s *Store) ListUsers(ctx context.Context, query string, offset, limit int) ([]UserSummary, int, error) {
+	pattern := "%" + escapeLike(strings.ToLower(strings.TrimSpace(query))) + "%"
+	var total int
+	if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM users u WHERE u.email LIKE $1 ESCAPE '\'`, pattern).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count users: %w", err)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT `+userColumns+`,
+		(SELECT COUNT(*) FROM api_tokens t WHERE t.user_id = u.id),
+		(SELECT COUNT(*) FROM pushes p WHERE p.user_id = u.id AND p.expired = 0)
+		FROM users u WHERE u.email LIKE $1 ESCAPE '\' ORDER BY u.id LIMIT $2 OFFSET $3`, pattern, limit, offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list users: %w", err)
+	}
+	defer rows.Close()
+	var out []UserSummary
+	for rows.Next() {
+		var (
+			u      UserSummary
+			tokens int
+		)
+		user, err := scanUser(rows, &tokens, &u.ActivePushes)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list users: %w", err)
+		}
+		u.User, u.HasToken = *user, tokens > 0
+		u.PasswordHash, u.AuthEpoch = "", "" // not for pages
+		out = append(out, u)
+	}
+	return out, total, rows.Err()
+}
+
+// escapeLike makes s match itself in a LIKE pattern with ESCAPE '\'.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// PushCount is how many pushes of a kind are active and expired.
+type PushCount struct {
+	Kind    push.Kind
+	Active  int64
+	Expired int64
+}
+
+// Stats is the instance overview of the admin pages.
+type Stats struct {
+	Users, Admins, Disabled, TwoFactor int64
+	Pushes                             []PushCount // by kind, in kind order
+	Files, FileBytes                   int64       // files kept and their size as uploaded
+	DatabaseBytes                      int64       // the database's size on disk
+}
+
+// Stats counts users, pushes by kind and state, files and the database's size.
+func (s *Store) Stats(ctx context.Context) (*Stats, error) {
+	var st Stats
+	if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(admin), 0),
+		COALESCE(SUM(CASE WHEN disabled_at IS NULL THEN 0 ELSE 1 END), 0),
+		COALESCE(SUM(CASE WHEN totp_enabled_at IS NULL THEN 0 ELSE 1 END), 0) FROM users`).
+		Scan(&st.Users, &st.Admins, &st.Disabled, &st.TwoFactor); err != nil {
+		return nil, fmt.Errorf("count users: %w", err)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT kind, expired, COUNT(*) FROM pushes GROUP BY kind, expired ORDER BY kind`)
+	if err != nil {
+		return nil, fmt.Errorf("count pushes: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			kind    string
+			expired int
+			n       int64
+		)
+		if err := rows.Scan(&kind, &expired, &n); err != nil {
+			return nil, fmt.Errorf("count pushes: %w", err)
+		}
+		if len(st.Pushes) == 0 || st.Pushes[len(st.Pushes)-1].Kind != push.Kind(kind) {
+			st.Pushes = append(st.Pushes, PushCount{Kind: push.Kind(kind)})
+		}
+		c := &st.Pushes[len(st.Pushes)-1]
+		if expired == 1 {
+			c.Expired += n
+		} else {
+			c.Active += n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count pushes: %w", err)
+	}
+	if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(size), 0) FROM push_files`).Scan(&st.Files, &st.FileBytes); err != nil {
+		return nil, fmt.Errorf("count files: %w", err)
+	}
+	q := `SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()`
+	if s.Engine() == "postgres" {
+		q = `SELECT pg_database_size(current_database())`
+	}
+	if err := s.r.QueryRowContext(ctx, q).Scan(&st.DatabaseBytes); err != nil {
+		return nil, fmt.Errorf("database size: %w", err)
+	}
+	return &st, nil
+}
