@@ -24,6 +24,7 @@ const (
 	MsgBadCredentials  = "Invalid email or password."
 	MsgWrongPassword   = "The current password is not correct."
 	MsgEmailTaken      = "An account with this email address already exists."
+	MsgDisabled        = "This account is disabled. Please ask an administrator."
 	msgPasswordShort   = "The password must be at least 8 characters long."
 	msgPasswordLong    = "The password must be at most 256 characters long."
 	msgPasswordConfirm = "The password and its confirmation do not match."
@@ -93,7 +94,9 @@ func (s *Service) SignUp(ctx context.Context, email, password, confirm string, m
 // SignIn checks an email and password. Each attempt reserves its slots
 // under the sign-in limits before any password is hashed, and gives them
 // back when it succeeds. An unknown email costs the same Argon2id work as a
-// wrong password.
+// wrong password. A disabled account is refused (CodeForbidden) after its
+// password was found right. An account with a second factor is not signed
+// in yet: the caller asks for its code (StartSignInCode, FinishSignIn).
 func (s *Service) SignIn(ctx context.Context, email, password string, m push.Meta) (*push.User, error) {
 	email = NormalizeEmail(email)
 	sl, err := s.reserve(ctx, s.Now(), tooManySignIns, signInLimits(clientKey(m.IP), email)...)
@@ -111,7 +114,14 @@ func (s *Service) SignIn(ctx context.Context, email, password string, m push.Met
 	if !s.verify(ctx, u, password) {
 		return nil, &push.Error{Code: push.CodeUnauthenticated, Message: MsgBadCredentials}
 	}
-	return u, s.release(ctx, sl)
+	if err := s.release(ctx, sl); err != nil {
+		return nil, err
+	}
+	if u.Disabled() {
+		// Said only to whoever knows the password.
+		return nil, &push.Error{Code: push.CodeForbidden, Message: MsgDisabled}
+	}
+	return u, nil
 }
 
 // checkPassword verifies a signed-in user's current password, under the
@@ -160,8 +170,9 @@ func (s *Service) DeleteAccount(ctx context.Context, u *push.User, password stri
 }
 
 // SessionUser returns the account a web session names, if the session was
-// signed in with the account's current auth epoch; nil otherwise (the
-// account is gone, its password changed or its sessions were revoked).
+// signed in with the account's current auth epoch and the account is
+// enabled; nil otherwise (the account is gone or disabled, its password
+// changed or its sessions were revoked).
 func (s *Service) SessionUser(ctx context.Context, id int64, epoch string) (*push.User, error) {
 	if id == 0 || epoch == "" {
 		return nil, nil
@@ -173,7 +184,7 @@ func (s *Service) SessionUser(ctx context.Context, id int64, epoch string) (*pus
 	if err != nil {
 		return nil, err
 	}
-	if subtle.ConstantTimeCompare([]byte(u.AuthEpoch), []byte(epoch)) != 1 {
+	if subtle.ConstantTimeCompare([]byte(u.AuthEpoch), []byte(epoch)) != 1 || u.Disabled() {
 		return nil, nil
 	}
 	return u, nil

@@ -24,7 +24,7 @@ import (
 //   - release the slot when the work shows the attempt was legitimate (a
 //     right passphrase or password), so that only failures count.
 //
-// Passphrases, sign-ins, sign-ups and the de-duplication of audit entries
+// Passphrases, sign-ins, second-factor codes, sign-ups and the de-duplication of audit entries
 // that count no view all go through reserve.
 
 // bucket names a counter by a digest of its parts, so the table holds no
@@ -147,6 +147,42 @@ func signInLimits(client, email string) []store.Limit {
 
 func tooManySignIns(wait time.Duration) string {
 	return "Too many sign-in attempts. Please try again " + retryIn(wait) + "."
+}
+
+// Second-factor codes (TOTP and recovery codes), at sign-in and when the
+// second factor is turned on or off. Only a client that knew the password
+// gets to try a code, so the ceilings per account can be low: one client
+// gets 5 tries a minute at an account and 20 a minute over all accounts,
+// and an account takes at most 10 failures an hour and 30 a day from all
+// clients together. A code is 6 digits and 3 are accepted at a time (the
+// steps before and after now too), so a guess is right once in 333,333:
+// at 30 a day, a year of guessing succeeds with odds of about 3 in 100.
+// Whoever has the password can keep the owner from signing in for up to a
+// day this way; the owner's API token keeps working.
+const (
+	codePerClientAccount = 5
+	codePerClient        = 20
+	codeWindow           = time.Minute
+	codePerAccountHour   = 10
+	codePerAccountDay    = 30
+)
+
+func codeLimits(client string, userID int64) []store.Limit {
+	account := fmt.Sprint(userID)
+	return []store.Limit{
+		{Bucket: bucket("code-client-account", client, account), Max: codePerClientAccount, Window: codeWindow},
+		{Bucket: bucket("code-client", client), Max: codePerClient, Window: codeWindow},
+		{Bucket: bucket("code-account-hour", account), Max: codePerAccountHour, Window: time.Hour},
+		{Bucket: bucket("code-account-day", account), Max: codePerAccountDay, Window: longestWindow},
+	}
+}
+
+// longestWindow is the longest window of any limit: the sweeper keeps rate
+// events that long.
+const longestWindow = 24 * time.Hour
+
+func tooManyCodes(wait time.Duration) string {
+	return "Too many wrong codes. Please try again " + retryIn(wait) + "."
 }
 
 // Sign-ups: 5 accounts an hour per client, so the sign-up form cannot be

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"hush/internal/push"
 	"hush/internal/secure"
+	"hush/internal/store"
 )
 
 // Purposes of the sub-keys derived from the master key.
@@ -16,6 +18,7 @@ const (
 	purposeNote    = "push-note"
 	purposeFileKey = "push-file-key"
 	purposeToken   = "push-token" // an owned push's url_token, for its owner's lists
+	purposeTOTP    = "user-totp"  // an account's TOTP secret (twofactor.go), bound to the account by totpAD
 )
 
 // A push's secret values (payload, note, file keys) are sealed in layers,
@@ -139,15 +142,22 @@ func (s *Service) Note(p *push.Push) (string, error) {
 }
 
 // Reseal re-encrypts a stored value's master layer under the current master
-// key (key rotation). The inner layers are left as they are, so neither the
+// key (key rotation); an account's TOTP secret is sealed under the master
+// key alone and is re-sealed whole. The inner layers are left as they are, so neither the
 // passphrase nor the link is needed. It reports false when the value is
 // already current.
 func Reseal(keys *secure.Keyring, tokenKey, field string, sealed []byte) ([]byte, bool, error) {
 	if keys.Current(sealed) {
 		return nil, false, nil
 	}
-	purpose := purposeFor(field)
-	ad := outerAD(tokenKey, field)
+	purpose, ad := purposeFor(field), outerAD(tokenKey, field)
+	if id, ok := strings.CutPrefix(field, store.TOTPFieldPrefix); ok {
+		userID, err := strconv.ParseInt(id, 10, 64)
+		if err != nil {
+			return nil, false, fmt.Errorf("reseal %s: %w", field, err)
+		}
+		purpose, ad = purposeTOTP, totpAD(userID)
+	}
 	plain, err := keys.Open(purpose, sealed, ad)
 	if err != nil {
 		return nil, false, err

@@ -33,6 +33,8 @@ type Service struct {
 	maxPushSize int64
 	log         *slog.Logger
 
+	requireTwoFactor bool // every account must sign in with a second factor
+
 	sweep        sweepState
 	faults       faultLog
 	ready        readyCache
@@ -55,17 +57,22 @@ type Deps struct {
 	Log *slog.Logger
 }
 
-// Limits are the instance's rules for pushes.
+// Limits are the instance's rules for pushes and accounts.
 type Limits struct {
 	Settings    push.Settings
 	MaxFileSize int64 // largest attached file in bytes; 0: DefaultMaxFileSize
 	MaxPushSize int64 // largest total of a push's files; 0: DefaultMaxPushSize
+	// RequireTwoFactor makes every account set up a second factor before
+	// anything else on the web, and refuses the API tokens of accounts
+	// without one (PWP__REQUIRE_MFA).
+	RequireTwoFactor bool
 }
 
 // New returns a Service.
 func New(d Deps, l Limits) *Service {
 	s := &Service{store: d.Store, keys: d.Keys, argon: d.Argon, files: d.Files, clock: d.Now,
-		observer: d.Observe, settings: l.Settings, maxFileSize: l.MaxFileSize, maxPushSize: l.MaxPushSize, log: d.Log}
+		observer: d.Observe, settings: l.Settings, maxFileSize: l.MaxFileSize, maxPushSize: l.MaxPushSize, log: d.Log,
+		requireTwoFactor: l.RequireTwoFactor}
 	if s.log == nil {
 		s.log = discardLogger
 	}

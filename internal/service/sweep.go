@@ -31,7 +31,7 @@ func (s *Service) Sweep(ctx context.Context, purgeAfter time.Duration) (SweepRes
 	if r.SweepResult, err = s.store.Sweep(ctx, now, purgeAfter); err != nil {
 		return r, err
 	}
-	if _, err := s.store.PruneEvents(ctx, now.Add(-guessPerPushWindow)); err != nil {
+	if _, err := s.store.PruneEvents(ctx, now.Add(-longestWindow)); err != nil {
 		return r, err
 	}
 	if s.files == nil {

@@ -42,9 +42,9 @@ var sealedSources = []sealedSource{
 	{"push_files", "file_key", `SELECT f.id, p.token_key, f.blob_id, f.file_key FROM push_files f
 		JOIN pushes p ON p.id = f.push_id WHERE f.id > $1 AND f.file_key IS NOT NULL AND p.token_key IS NOT NULL
 		ORDER BY f.id LIMIT $2`, FileKeyField},
-	{"users", "totp_secret", `SELECT id, '', CAST(id AS TEXT), totp_secret FROM users
+	{"users", "totp_secret", `SELECT id, '', CAST(id AS TEXT) AS label, totp_secret FROM users
 		WHERE id > $1 AND totp_secret IS NOT NULL ORDER BY id LIMIT $2`, totpField},
-	{"users", "totp_pending", `SELECT id, '', CAST(id AS TEXT), totp_pending FROM users
+	{"users", "totp_pending", `SELECT id, '', CAST(id AS TEXT) AS label, totp_pending FROM users
 		WHERE id > $1 AND totp_pending IS NOT NULL ORDER BY id LIMIT $2`, totpField},
 }
 

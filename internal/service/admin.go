@@ -1,0 +1,78 @@
+package service
+
+import (
+	"context"
+	"slices"
+
+	"hush/internal/push"
+	"hush/internal/store"
+)
+
+// Administration: what an admin (or the operator on the command line) may
+// do to accounts, and what the admin pages show (docs/decisions.md, D36).
+
+// UserSummary is an account as the admin pages list it.
+type UserSummary = store.UserSummary
+
+// Stats is the instance overview of the admin pages.
+type Stats = store.Stats
+
+// Messages of the admin actions.
+const (
+	MsgNotAdmin   = "Only administrators may do this."
+	MsgNotYourOwn = "Administrators cannot do this to their own account here: use your account page, or the hush command."
+)
+
+// Administer performs action on the account targetID for actor, and logs it
+// in the admin log, in one transaction; it returns the account's email. An
+// admin on the web acts only on other accounts: so the web can never leave
+// the instance without an enabled admin, and an admin cannot lock
+// themselves out by a slip. The command line (actor ID 0) may do anything.
+func (s *Service) Administer(ctx context.Context, actor push.AdminActor, action push.AdminAction, targetID int64) (string, error) {
+	if !slices.Contains(push.AdminActions, action) {
+		return "", push.Errorf(push.CodeNotFound, "no such admin action")
+	}
+	if actor.ID != 0 && actor.ID == targetID {
+		return "", push.Errorf(push.CodeForbidden, "%s", MsgNotYourOwn)
+	}
+	return s.store.Administer(ctx, actor, action, targetID, s.Now())
+}
+
+// UserByID finds an account; CodeNotFound when there is none.
+func (s *Service) UserByID(ctx context.Context, id int64) (*push.User, error) {
+	return s.store.UserByID(ctx, id)
+}
+
+// ListUsers returns one page (PageSize, page counted from 1) of the
+// accounts whose email contains query, in the order they were made, and how
+// many match in all.
+func (s *Service) ListUsers(ctx context.Context, query string, page int) ([]UserSummary, int, error) {
+	page = min(max(page, 1), MaxPage)
+	return s.store.ListUsers(ctx, query, (page-1)*PageSize, PageSize)
+}
+
+// AllUsers returns every account whose email contains query, for the
+// command line.
+func (s *Service) AllUsers(ctx context.Context, query string) ([]UserSummary, error) {
+	var all []UserSummary
+	for offset := 0; ; offset += 500 {
+		part, _, err := s.store.ListUsers(ctx, query, offset, 500)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, part...)
+		if len(part) < 500 {
+			return all, nil
+		}
+	}
+}
+
+// AdminLog returns one page of the admin log, newest first, and how many
+// entries there are in all.
+func (s *Service) AdminLog(ctx context.Context, page int) ([]push.AdminEntry, int, error) {
+	page = min(max(page, 1), MaxPage)
+	return s.store.AdminLog(ctx, (page-1)*PageSize, PageSize)
+}
+
+// Stats counts users, pushes by kind and state, files and the database.
+func (s *Service) Stats(ctx context.Context) (*Stats, error) { return s.store.Stats(ctx) }
