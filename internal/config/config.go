@@ -55,6 +55,7 @@ type Config struct {
 	Push              push.Settings  // push limits and defaults from the PWP__ variables
 	DisableSignups    bool           // PWP__DISABLE_SIGNUPS: no self-service sign-up page
 	DisableLogins     bool           // PWP__DISABLE_LOGINS: no web sign-in (API tokens still work)
+	RequireTwoFactor  bool           // PWP__REQUIRE_MFA (alias HUSH_REQUIRE_2FA): every account must set up a second factor
 	S3                *S3            // S3-compatible file storage, or nil for <data-dir>/files
 	CORSOrigins       []string       // HUSH_CORS_ORIGINS: origins whose pages may call the API, "*" for any; nil: no CORS
 	Hardening         Hardening      // rate limits, server timeouts, metrics listener (hardening.go)

@@ -45,6 +45,7 @@ func usageRows() []usageRow {
 		{"PWP__ALLOW_ANONYMOUS", "", "true", "allow pushes without an account"},
 		{"PWP__DISABLE_SIGNUPS", "", "false", "hide the sign-up page"},
 		{"PWP__DISABLE_LOGINS", "", "false", "disable web sign-in (API tokens still work)"},
+		{"PWP__REQUIRE_MFA", "", "false", "every account must set up two-factor authentication (TOTP) before anything else; API tokens of accounts without it get 403; alias HUSH_REQUIRE_2FA"},
 		{"PWP__ENABLE_FILE_PUSHES", "", "true", "enable file pushes"},
 		{"PWP__ENABLE_URL_PUSHES", "", "true", "enable URL pushes"},
 		{"PWP__ENABLE_QR_PUSHES", "", "true", "enable QR code pushes"},

@@ -2,7 +2,7 @@ package config
 
 import "errors"
 
-// loadWeb reads the settings of the web pages.
+// loadWeb reads the settings of the web pages and accounts.
 func loadWeb(s *source, c *Config) error {
 	var errs []error
 	for _, v := range []struct {
@@ -19,6 +19,14 @@ func loadWeb(s *source, c *Config) error {
 				continue
 			}
 			*v.dst = b
+		}
+	}
+	if v, name, ok := s.getAlias("PWP__REQUIRE_MFA", "HUSH_REQUIRE_2FA"); ok {
+		b, err := parseBool(name, v)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			c.RequireTwoFactor = b
 		}
 	}
 	return errors.Join(errs...)
