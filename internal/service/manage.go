@@ -17,6 +17,23 @@ const (
 // CodeUnauthenticated and a signed-in one CodeForbidden (docs/decisions.md, D5). An already
 // expired push is returned unchanged.
 func (s *Service) Expire(ctx context.Context, token string, u *push.User, m push.Meta) (*push.Push, error) {
+	p, err := s.MayExpire(ctx, token, u)
+	if err != nil {
+		return nil, err
+	}
+	if p.Expired {
+		return p, nil
+	}
+	if _, err := s.store.ExpireByHand(ctx, p.ID, s.event(push.EventExpire, u, m, s.Now())); err != nil {
+		return nil, err
+	}
+	s.observe(EventExpired)
+	return s.reload(ctx, p)
+}
+
+// MayExpire returns the push token names if u may expire it, without
+// expiring it (a page asks for confirmation first); the errors are Expire's.
+func (s *Service) MayExpire(ctx context.Context, token string, u *push.User) (*push.Push, error) {
 	p, err := s.Lookup(ctx, token)
 	if err != nil {
 		return nil, err
@@ -28,14 +45,7 @@ func (s *Service) Expire(ctx context.Context, token string, u *push.User, m push
 		}
 		return nil, &push.Error{Code: push.CodeForbidden, Message: MsgNotDeletable}
 	}
-	if p.Expired {
-		return p, nil
-	}
-	if _, err := s.store.ExpireByHand(ctx, p.ID, s.event(push.EventExpire, u, m, s.Now())); err != nil {
-		return nil, err
-	}
-	s.observe(EventExpired)
-	return s.reload(ctx, p)
+	return p, nil
 }
 
 // Audit returns one page of a push's audit log, oldest first; owner only.

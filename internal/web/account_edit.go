@@ -62,7 +62,8 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 }
 
 // deleteAccount serves POST /users/delete: the account, its tokens,
-// sessions, pushes and their audit logs are deleted.
+// sessions, pushes and their audit logs are deleted, once confirmed (the
+// confirmation page asks for the password again).
 func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request) error {
 	u := s.requireUser(w, r)
 	if u == nil {
@@ -70,6 +71,9 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err := parseForm(w, r); err != nil {
 		return err
+	}
+	if !s.confirmed(w, r, questions["account-delete"], "/users/edit", true) {
+		return nil
 	}
 	err := s.svc.DeleteAccount(r.Context(), u, r.PostForm.Get("current_password"), s.meta(r))
 	if s.accountError(w, r, u, err, "The password is not correct; the account was not deleted.") {

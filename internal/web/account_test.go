@@ -167,18 +167,33 @@ func TestDisableSignupsAndLogins(t *testing.T) {
 	}
 }
 
-func TestTokenPageShowsTokenOnceAndItWorks(t *testing.T) {
+// TestTokenPage: opening the page never makes a token; "Create" makes one,
+// shown once; replacing it asks first, and only a confirmed replacement
+// ends the old token.
+func TestTokenPage(t *testing.T) {
 	h := newHarness(t, nil)
 	if r := h.client().get("/users/token"); r.status != http.StatusSeeOther {
 		t.Errorf("token page without a session: %d", r.status)
 	}
 	c := h.signUp("tok@example.com", "password one")
-	first := c.get("/users/token")
-	first.expect(t, http.StatusOK)
-	tok := inputValue(t, first.body, "token")
+	u := h.user("tok@example.com")
+	for range 2 {
+		first := c.get("/users/token")
+		first.expect(t, http.StatusOK)
+		first.has(t, "You have no API token", `action="/users/token"`, "Create a token")
+		first.lacks(t, `id="token"`, "Replace")
+	}
+	if has, _ := h.svc.HasToken(context.Background(), u); has {
+		t.Fatal("opening the token page made a token")
+	}
+	created := c.post("/users/token", nil)
+	created.expect(t, http.StatusOK)
+	tok := inputValue(t, created.body, "token")
+	created.lacks(t, "stopped working")
 	second := c.get("/users/token")
 	second.lacks(t, tok)
-	second.has(t, "Generate a new token")
+	second.has(t, "You have an API token, created 2026-01-01", "Replace the token", `data-confirm-title="Replace your API token?"`,
+		"stops working at once")
 
 	api := func(tok string) int {
 		req, _ := http.NewRequest(http.MethodGet, h.url+"/api/v2/pushes/active", nil)
@@ -188,8 +203,18 @@ func TestTokenPageShowsTokenOnceAndItWorks(t *testing.T) {
 	if s := api(tok); s != http.StatusOK {
 		t.Fatalf("API with the page's token: %d", s)
 	}
-	regen := c.post("/users/token", nil)
+	// Unconfirmed, a second POST (a double click, another tab, no script)
+	// asks; the token keeps working.
+	ask := c.post("/users/token", nil)
+	ask.expect(t, http.StatusOK)
+	ask.has(t, "Replace your API token?", `name="confirm" value="yes"`, `action="/users/token"`)
+	ask.lacks(t, `id="token"`)
+	if s := api(tok); s != http.StatusOK {
+		t.Fatalf("the token after an unconfirmed replace: %d", s)
+	}
+	regen := c.post("/users/token", url.Values{"confirm": {"yes"}})
 	regen.expect(t, http.StatusOK)
+	regen.has(t, "The token you had before has stopped working.")
 	tok2 := inputValue(t, regen.body, "token")
 	if tok2 == tok {
 		t.Fatal("regenerate gave the same token")
@@ -238,8 +263,16 @@ func TestAccountEdit(t *testing.T) {
 
 	u := h.user("ed@example.com")
 	tok := h.create(u, fields{"payload": "mine"})
-	c.post("/users/delete", url.Values{"current_password": {"nope"}}).expect(t, http.StatusUnauthorized)
-	del := c.post("/users/delete", url.Values{"current_password": {"password two"}})
+	// Unconfirmed, the form asks, and asks for the password again.
+	ask := c.post("/users/delete", url.Values{"current_password": {"password two"}})
+	ask.expect(t, http.StatusOK)
+	ask.has(t, "Delete your account?", `name="confirm" value="yes"`, `type="password"`, `href="/users/edit"`)
+	ask.lacks(t, "password two")
+	if _, err := h.svc.Lookup(context.Background(), tok); err != nil {
+		t.Fatalf("an unconfirmed delete deleted: %v", err)
+	}
+	c.post("/users/delete", url.Values{"current_password": {"nope"}, "confirm": {"yes"}}).expect(t, http.StatusUnauthorized)
+	del := c.post("/users/delete", url.Values{"current_password": {"password two"}, "confirm": {"yes"}})
 	del.expect(t, http.StatusOK)
 	del.has(t, "Your account has been deleted")
 	if _, err := h.svc.Lookup(context.Background(), tok); push.ErrorCode(err) != push.CodeNotFound {

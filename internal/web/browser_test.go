@@ -144,7 +144,8 @@ func TestBrowserFlows(t *testing.T) {
 		chromedp.SendKeys(css("#password_confirmation"), "alice password"),
 		chromedp.Click(css("main button[type=submit]")),
 		chromedp.WaitVisible(css("nav.tabs")),
-		chromedp.Navigate(h.url+"/users/token"), chromedp.WaitVisible(css("#token")))
+		chromedp.Navigate(h.url+"/users/token"), chromedp.WaitVisible(css("#create-token")),
+		chromedp.Click(css("#create-token")), chromedp.WaitVisible(css("#token")))
 	token := run(b, alice, chromedp.Value(css("#token")))
 	req, _ := http.NewRequest(http.MethodGet, h.url+"/api/v2/pushes/active", nil)
 	req.Header.Set("Authorization", "Bearer "+token)

@@ -144,7 +144,11 @@ func TestDashboardPagingAndExpire(t *testing.T) {
 	d2.has(t, "push-02", "push-00", `href="/dashboard?page=1"`)
 	d2.lacks(t, "push-03<", `rel="next"`)
 
-	ex := c.post("/p/"+toks[0]+"/expire", nil)
+	ask := c.post("/p/"+toks[0]+"/expire", nil)
+	ask.expect(t, http.StatusOK)
+	ask.has(t, "Expire this push now?", `href="/p/`+toks[0]+`/audit"`)
+	c.get("/dashboard?tab=expired").lacks(t, "push-00")
+	ex := c.post("/p/"+toks[0]+"/expire", url.Values{"confirm": {"yes"}})
 	if ex.status != http.StatusSeeOther || ex.header.Get("Location") != "/p/"+toks[0]+"/audit" {
 		t.Errorf("owner expire: %d %q", ex.status, ex.header.Get("Location"))
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -97,7 +98,15 @@ func TestDeleteByViewer(t *testing.T) {
 	h := newHarness(t, nil)
 	c := h.client()
 	tok := h.create(nil, fields{"payload": "bye"})
+	// Unconfirmed, it asks; Cancel leads away from the secret (reloading
+	// it would use a view).
 	r := c.post("/p/"+tok+"/expire", nil)
+	r.expect(t, http.StatusOK)
+	r.has(t, "Delete this secret now?", `action="/p/`+tok+`/expire"`, `name="confirm" value="yes"`, `href="/"`)
+	if p, err := h.svc.Lookup(context.Background(), tok); err != nil || p.Expired {
+		t.Fatalf("an unconfirmed delete: %+v, %v", p, err)
+	}
+	r = c.post("/p/"+tok+"/expire", url.Values{"confirm": {"yes"}})
 	r.expect(t, http.StatusOK)
 	r.has(t, "The secret has been deleted")
 	c.get("/p/"+tok).has(t, "This secret link has expired")
@@ -105,6 +114,8 @@ func TestDeleteByViewer(t *testing.T) {
 	keep := h.create(nil, fields{"payload": "stay", "deletable_by_viewer": "false"})
 	r = c.post("/p/"+keep+"/expire", nil)
 	r.expect(t, http.StatusForbidden)
+	r.lacks(t, "confirm")
+	c.post("/p/"+keep+"/expire", url.Values{"confirm": {"yes"}}).expect(t, http.StatusForbidden)
 	c.get("/p/"+keep).has(t, "stay")
 }
 
@@ -116,12 +127,12 @@ func TestCrossOriginPostRefused(t *testing.T) {
 		{"Sec-Fetch-Site", "cross-site"},
 		{"Origin", "https://evil.example"},
 	} {
-		r := c.post("/p/"+tok+"/expire", nil, hdr...)
+		r := c.post("/p/"+tok+"/expire", url.Values{"confirm": {"yes"}}, hdr...)
 		r.expect(t, http.StatusForbidden)
 		r.has(t, "sent from another site")
 	}
 	// Same-origin browser requests pass.
-	r := c.post("/p/"+tok+"/expire", nil, "Sec-Fetch-Site", "same-origin", "Origin", h.url)
+	r := c.post("/p/"+tok+"/expire", url.Values{"confirm": {"yes"}}, "Sec-Fetch-Site", "same-origin", "Origin", h.url)
 	r.has(t, "The secret has been deleted")
 }
 

@@ -34,6 +34,7 @@ var funcs = template.FuncMap{
 		}
 		return many
 	},
+	"question": questionFor,
 	"short": func(token string) string {
 		if len(token) > 6 {
 			return token[:6] + "…"

@@ -108,7 +108,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /users/sign_in", s.handle(s.signInSubmit))
 	mux.Handle("POST /users/sign_out", s.handle(s.signOut))
 	mux.Handle("GET /users/token", s.handle(s.tokenPage))
-	mux.Handle("POST /users/token", s.handle(s.tokenRegenerate))
+	mux.Handle("POST /users/token", s.handle(s.tokenCreate))
 	mux.Handle("GET /users/edit", s.handle(s.accountForm))
 	mux.Handle("POST /users/password", s.handle(s.changePassword))
 	mux.Handle("POST /users/delete", s.handle(s.deleteAccount))

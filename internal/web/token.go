@@ -2,53 +2,57 @@ package web
 
 import (
 	"net/http"
-
-	"hush/internal/push"
+	"time"
 )
 
 // tokenView is what token.html shows. Token is set only in the response that
 // created it: tokens are stored as digests and cannot be shown again
 // (docs/decisions.md, D9).
 type tokenView struct {
-	Token string
-	Email string
-	Base  string // origin of the API, for the example
+	Token    string
+	Replaced bool      // the new token replaced one
+	Created  time.Time // when the token there is was made; zero: none
+	Email    string
+	Base     string // origin of the API, for the example
 }
 
-// tokenPage serves GET /users/token. A user without a token gets one here,
-// shown once, as in Password Pusher.
+// tokenPage serves GET /users/token: whether the user has a token, with
+// "Create" or "Replace". Opening it never makes a token.
 func (s *Server) tokenPage(w http.ResponseWriter, r *http.Request) error {
 	u := s.requireUser(w, r)
 	if u == nil {
 		return nil
 	}
-	has, err := s.svc.HasToken(r.Context(), u)
+	created, err := s.svc.TokenCreated(r.Context(), u)
 	if err != nil {
 		return err
 	}
-	if has {
-		s.render(w, r, "token.html", page{Title: "API token", User: u, Data: tokenView{Email: u.Email}})
-		return nil
-	}
-	s.issueToken(w, r, u)
+	s.render(w, r, "token.html", page{Title: "API token", User: u, Data: tokenView{Email: u.Email, Created: created}})
 	return nil
 }
 
-// tokenRegenerate serves POST /users/token: a new token; the old one dies.
-func (s *Server) tokenRegenerate(w http.ResponseWriter, r *http.Request) error {
+// tokenCreate serves POST /users/token: a token for a user without one;
+// replacing one asks for confirmation first (the old token dies).
+func (s *Server) tokenCreate(w http.ResponseWriter, r *http.Request) error {
 	u := s.requireUser(w, r)
 	if u == nil {
 		return nil
 	}
-	s.issueToken(w, r, u)
-	return nil
-}
-
-func (s *Server) issueToken(w http.ResponseWriter, r *http.Request, u *push.User) {
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	has, err := s.svc.HasToken(r.Context(), u)
+	if err != nil {
+		return err
+	}
+	if has && !s.confirmed(w, r, questions["token-replace"], "/users/token", false) {
+		return nil
+	}
 	tok, err := s.svc.ReplaceToken(r.Context(), u)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	s.render(w, r, "token.html", page{Title: "API token", User: u, Data: tokenView{Token: tok, Email: u.Email, Base: s.origin(r)}})
+	s.render(w, r, "token.html", page{Title: "API token", User: u,
+		Data: tokenView{Token: tok, Replaced: has, Email: u.Email, Base: s.origin(r)}})
+	return nil
 }

@@ -1,4 +1,4 @@
-// Hush: copy, reveal and generate. Loaded from 'self'; no inline script.
+// Hush: copy, reveal, generate and confirm. Loaded from 'self'; no inline script.
 "use strict";
 (function () {
   function byId(id) { return document.getElementById(id); }
@@ -29,6 +29,58 @@
       toggle(ev.target, document.querySelector("[data-reveal='" + ev.target.id + "']"));
     }
   });
+
+  // A form with data-confirm asks before it is sent: a dialog with the
+  // question and two buttons, then the form goes with confirm=yes. Without
+  // this script the server asks on a page of its own instead.
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!form.dataset || !form.dataset.confirm || form.dataset.confirmed) return;
+    ev.preventDefault();
+    ask(form);
+  });
+
+  function ask(form) {
+    var d = document.createElement("dialog");
+    d.className = "confirm";
+    d.setAttribute("aria-labelledby", "confirm-title");
+    var h = document.createElement("h2");
+    h.id = "confirm-title";
+    h.textContent = form.dataset.confirmTitle || "Are you sure?";
+    var p = document.createElement("p");
+    p.textContent = form.dataset.confirm;
+    var actions = document.createElement("div");
+    actions.className = "actions";
+    var ok = document.createElement("button");
+    ok.type = "button";
+    ok.className = "danger";
+    ok.id = "confirm-ok";
+    ok.textContent = form.dataset.confirmButton || "Go ahead";
+    var cancel = document.createElement("button");
+    cancel.type = "button";
+    cancel.id = "confirm-cancel";
+    cancel.textContent = "Cancel";
+    actions.appendChild(ok);
+    actions.appendChild(cancel);
+    d.appendChild(h);
+    d.appendChild(p);
+    d.appendChild(actions);
+    ok.addEventListener("click", function () {
+      var yes = document.createElement("input");
+      yes.type = "hidden";
+      yes.name = "confirm";
+      yes.value = "yes";
+      form.appendChild(yes);
+      form.dataset.confirmed = "1";
+      d.close();
+      form.submit();
+    });
+    cancel.addEventListener("click", function () { d.close(); });
+    d.addEventListener("close", function () { d.remove(); });
+    document.body.appendChild(d);
+    d.showModal();
+    cancel.focus(); // the safe choice is the one Enter takes
+  }
 
   var timer;
   function toggle(el, button) {
