@@ -74,11 +74,12 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, clock 
 	s := &server{cfg: cfg, log: log, store: st, files: files, metrics: newMetrics(cfg)}
 	s.svc = service.New(service.Deps{Store: st, Keys: keys, Argon: secure.DefaultArgon(), Files: files,
 		Now: clock, Observe: s.metrics.PushEvent, Log: log},
-		service.Limits{Settings: cfg.Push, MaxFileSize: cfg.MaxFileSize, MaxPushSize: cfg.MaxPushSize})
+		service.Limits{Settings: cfg.Push, MaxFileSize: cfg.MaxFileSize, MaxPushSize: cfg.MaxPushSize, RequireTwoFactor: cfg.RequireTwoFactor})
 	apiServer := api.New(api.Options{Service: s.svc, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 		MaxBody: cfg.MaxJSONBody, Version: Version, Log: log, ReadTimeout: cfg.Hardening.ReadTimeout})
 	s.web = web.New(web.Options{Service: s.svc, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
-		DisableSignups: cfg.DisableSignups, DisableLogins: cfg.DisableLogins, Log: log, ReadTimeout: cfg.Hardening.ReadTimeout})
+		DisableSignups: cfg.DisableSignups, DisableLogins: cfg.DisableLogins, Log: log, ReadTimeout: cfg.Hardening.ReadTimeout,
+		Version: Version, Settings: settingsInForce(cfg)})
 	mux := httpx.NewMux()
 	mux.Handle("/api/", apiServer.Handler())
 	mux.Handle("/", s.web.Handler())
@@ -90,6 +91,15 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, clock 
 	// the mux; every other path goes to it.
 	s.http, s.conns = newHTTPServer(cfg, log, s.metrics, apiServer.Legacy(mux))
 	return s, nil
+}
+
+// settingsInForce are the settings the admin overview shows (no secrets).
+func settingsInForce(cfg *config.Config) []web.Setting {
+	var out []web.Setting
+	for _, s := range cfg.InForce() {
+		out = append(out, web.Setting{Name: s.Name, Value: s.Value})
+	}
+	return out
 }
 
 // close releases what newServer opened.

@@ -3,6 +3,8 @@ package web
 import (
 	"fmt"
 	"net/http"
+
+	"hush/internal/push"
 )
 
 // Every destructive action asks first (docs/decisions.md, D42). Its form
@@ -31,6 +33,31 @@ var questions = map[string]question{
 		"Replace the token"},
 	"account-delete": {"Delete your account?", "Your account, your API token and all of your pushes with their audit logs are deleted. This cannot be undone.",
 		"Delete my account"},
+}
+
+// adminQuestion is the confirmation of an admin action on the account email.
+func adminQuestion(action push.AdminAction, email string) question {
+	switch action {
+	case push.AdminDisable:
+		return question{"Disable " + email + "?", "The account is signed out everywhere at once, cannot sign in, and its API token stops working, until it is enabled again.", "Disable the account"}
+	case push.AdminEnable:
+		return question{"Enable " + email + " again?", "The account can sign in again, and its API token works again.", "Enable the account"}
+	case push.AdminDelete:
+		return question{"Delete " + email + "?", "The account, its API token and all of its pushes with their audit logs are deleted. This cannot be undone.", "Delete the account"}
+	case push.AdminRevokeSessions:
+		return question{"Sign " + email + " out everywhere?", "Every web session of the account ends at once.", "Sign out everywhere"}
+	case push.AdminRevokeToken:
+		return question{"Revoke the API token of " + email + "?", "The token stops working at once; its owner can create a new one.", "Revoke the token"}
+	case push.AdminPromote:
+		return question{"Make " + email + " an administrator?", "An administrator can do everything these pages offer to every other account.", "Make administrator"}
+	case push.AdminDemote:
+		return question{"Remove the administrator role of " + email + "?", "The account stays, without access to these pages.", "Remove the role"}
+	case push.AdminResetTwoFactor:
+		return question{"Turn off two-factor authentication for " + email + "?",
+			"The account then signs in with its password alone until it sets up a second factor again (at once, if this server requires one). Its recovery codes stop working.",
+			"Turn it off"}
+	}
+	return question{"Are you sure?", string(action), "Go ahead"}
 }
 
 // confirmView is what confirm.html shows.

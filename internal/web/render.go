@@ -34,7 +34,9 @@ var funcs = template.FuncMap{
 		}
 		return many
 	},
-	"question": questionFor,
+	"question":      questionFor,
+	"adminQuestion": adminQuestion,
+	"bytes":         humanSize,
 	"short": func(token string) string {
 		if len(token) > 6 {
 			return token[:6] + "…"
@@ -63,8 +65,10 @@ func parseTemplates() templates {
 type page struct {
 	Title      string
 	User       *push.User
-	SignUps    bool // the sign-up link is shown
-	SignIns    bool // the sign-in link is shown
+	Enrolling  bool   // signed in, but must set up the second factor before anything else
+	Notice     string // a notice carried over from the previous request (flash)
+	SignUps    bool   // the sign-up link is shown
+	SignIns    bool   // the sign-in link is shown
 	Error      string
 	Data       any
 	Status     int
@@ -74,7 +78,14 @@ type page struct {
 // render writes a page with the status p.Status (200 when 0).
 func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p page) {
 	if p.User == nil {
-		p.User = s.currentUser(r)
+		u := s.sessionUser(r)
+		p.Enrolling = s.svc.MustEnrol(u)
+		if !p.Enrolling {
+			p.User = u
+		}
+	}
+	if p.Notice == "" {
+		p.Notice = s.popFlash(r)
 	}
 	p.SignUps = !s.disableSignups
 	p.SignIns = !s.disableLogins

@@ -25,6 +25,8 @@ type Server struct {
 	trusted        []netip.Prefix
 	disableSignups bool
 	disableLogins  bool
+	version        string    // shown to admins
+	inForce        []Setting // the settings in force, shown to admins
 	log            *slog.Logger
 	readTimeout    time.Duration // the server's read timeout, which uploads must keep pace with
 
@@ -39,6 +41,8 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	DisableSignups bool
 	DisableLogins  bool
+	Version        string        // the application version, shown on the admin overview
+	Settings       []Setting     // the settings in force, without secrets, shown on the admin overview
 	Log            *slog.Logger  // nil: discard
 	ReadTimeout    time.Duration // the server's read timeout; 0: 60 s
 }
@@ -61,6 +65,8 @@ func New(o Options) *Server {
 		trusted:        o.TrustedProxies,
 		disableSignups: o.DisableSignups,
 		disableLogins:  o.DisableLogins,
+		version:        o.Version,
+		inForce:        o.Settings,
 		log:            o.Log,
 		readTimeout:    o.ReadTimeout,
 		pages:          parseTemplates(),
@@ -114,6 +120,21 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /users/delete", s.handle(s.deleteAccount))
 	mux.Handle("GET /api_tokens", s.handle(s.apiTokens))
 
+	// The second factor.
+	mux.Handle("GET /users/two_factor", s.handle(s.twoFactorPage))
+	mux.Handle("POST /users/two_factor/setup", s.handle(s.twoFactorSetup))
+	mux.Handle("POST /users/two_factor/enable", s.handle(s.twoFactorEnable))
+	mux.Handle("POST /users/two_factor/disable", s.handle(s.twoFactorDisable))
+	mux.Handle("GET /users/sign_in/two_factor", s.handle(s.signInCodeForm))
+	mux.Handle("POST /users/sign_in/two_factor", s.handle(s.signInCodeSubmit))
+
+	// Administration.
+	mux.Handle("GET /admin", s.handle(s.adminOverview))
+	mux.Handle("GET /admin/users", s.handle(s.adminUsers))
+	mux.Handle("GET /admin/users/{id}", s.handle(s.adminUser))
+	mux.Handle("POST /admin/users/{id}/{action}", s.handle(s.adminAct))
+	mux.Handle("GET /admin/log", s.handle(s.adminLog))
+
 	mux.Handle("/", s.handle(s.fallback))
 
 	csrf := http.NewCrossOriginProtection()
@@ -125,7 +146,29 @@ func (s *Server) Handler() http.Handler {
 		s.renderError(w, r, http.StatusForbidden, "Request refused",
 			"This form was sent from another site, so it was refused. Go back, reload the page and try again.")
 	}))
-	return securityHeaders(s.sessions.LoadAndSave(csrf.Handler(mux)))
+	return securityHeaders(s.sessions.LoadAndSave(withUserCache(csrf.Handler(s.enrolFirst(mux)))))
+}
+
+// enrolFirst sends an account that must set up its second factor (the
+// instance requires one and it has none) to do that before anything else:
+// every page but the second factor's, signing out, the static files and the
+// recipient's pages of a secret link (where it counts as a visitor, as
+// currentUser has it) redirects there.
+func (s *Server) enrolFirst(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.svc.RequireTwoFactor() && !mayWhileEnrolling(r.URL.Path) && s.svc.MustEnrol(s.sessionUser(r)) {
+			redirect(w, r, "/users/two_factor")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// mayWhileEnrolling reports whether path is open to an account that must
+// set up its second factor first.
+func mayWhileEnrolling(path string) bool {
+	return path == "/users/two_factor" || strings.HasPrefix(path, "/users/two_factor/") || path == "/users/sign_out" ||
+		strings.HasPrefix(path, "/static/") || strings.HasPrefix(path, "/p/")
 }
 
 // CSP is the Content-Security-Policy of every page: scripts, styles and

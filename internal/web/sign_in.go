@@ -25,7 +25,8 @@ func (s *Server) signInForm(w http.ResponseWriter, r *http.Request) error {
 
 // signInSubmit serves POST /users/sign_in. Attempts are limited per client,
 // per client and email, and per email (service.SignIn); the session token is
-// renewed on success.
+// renewed on success. An account with a second factor goes on to the code
+// step, half signed in (startCodeStep).
 func (s *Server) signInSubmit(w http.ResponseWriter, r *http.Request) error {
 	if s.loginsDisabled(w, r) {
 		return nil
@@ -35,6 +36,14 @@ func (s *Server) signInSubmit(w http.ResponseWriter, r *http.Request) error {
 	}
 	email := r.PostForm.Get("email")
 	u, err := s.svc.SignIn(r.Context(), email, r.PostForm.Get("password"), s.meta(r))
+	if err == nil && u.HasTwoFactor() {
+		// Not signed in yet: the code comes next.
+		if err := s.startCodeStep(r, u); err != nil {
+			return err
+		}
+		redirect(w, r, "/users/sign_in/two_factor")
+		return nil
+	}
 	return s.signedIn(w, r, u, err, "sign_in.html", "Sign in", signInView{Email: email})
 }
 
@@ -73,6 +82,7 @@ var formStatus = map[push.Code]int{
 	push.CodeInvalid:         http.StatusUnprocessableEntity,
 	push.CodeUnauthenticated: http.StatusUnauthorized,
 	push.CodeTooMany:         http.StatusTooManyRequests,
+	push.CodeForbidden:       http.StatusForbidden, // a disabled account's right password
 }
 
 // formAgain shows a form again with err's message, when err is one a person

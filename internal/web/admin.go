@@ -1,0 +1,252 @@
+package web
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"hush/internal/push"
+	"hush/internal/service"
+)
+
+// The admin pages, under /admin, for accounts with the admin role: the
+// instance overview, the accounts (search, and on each its actions), and
+// the admin log. Anyone else signed in gets 403 on every route, GET or
+// POST; a visitor is sent to sign in. Every action asks for confirmation
+// first and is logged with who did it (docs/decisions.md, D36).
+
+// Setting is one setting in force, as the admin overview shows it: never a
+// secret (those show only whether they are set).
+type Setting struct {
+	Name  string
+	Value string
+}
+
+// requireAdmin returns the signed-in admin, or answers for anyone else and
+// returns nil.
+func (s *Server) requireAdmin(w http.ResponseWriter, r *http.Request) *push.User {
+	u := s.requireUser(w, r)
+	if u != nil && !u.Admin {
+		s.renderError(w, r, http.StatusForbidden, "Not allowed", "These pages are for administrators only.")
+		return nil
+	}
+	return u
+}
+
+// adminOverviewView is what admin.html shows.
+type adminOverviewView struct {
+	Stats            *service.Stats
+	Version          string
+	Settings         []Setting
+	RequireTwoFactor bool
+}
+
+// adminOverview serves GET /admin.
+func (s *Server) adminOverview(w http.ResponseWriter, r *http.Request) error {
+	u := s.requireAdmin(w, r)
+	if u == nil {
+		return nil
+	}
+	st, err := s.svc.Stats(r.Context())
+	if err != nil {
+		return err
+	}
+	s.render(w, r, "admin.html", page{Title: "Administration", User: u, Data: adminOverviewView{
+		Stats: st, Version: s.version, Settings: s.inForce, RequireTwoFactor: s.svc.RequireTwoFactor()}})
+	return nil
+}
+
+// pager is the paging of a list: page numbers of the neighbours, 0 for none.
+type pager struct {
+	Page, Prev, Next, Total int
+}
+
+func newPager(page, total int) pager {
+	p := pager{Page: page, Total: total}
+	if page > 1 {
+		p.Prev = page - 1
+	}
+	if page*service.PageSize < total && page < service.MaxPage {
+		p.Next = page + 1
+	}
+	return p
+}
+
+// adminUsersView is what admin_users.html shows.
+type adminUsersView struct {
+	Query string
+	Rows  []service.UserSummary
+	pager
+}
+
+// maxQuery bounds the search text: no email is longer.
+const maxQuery = 254
+
+// adminUsers serves GET /admin/users?q=…&page=….
+func (s *Server) adminUsers(w http.ResponseWriter, r *http.Request) error {
+	u := s.requireAdmin(w, r)
+	if u == nil {
+		return nil
+	}
+	q := r.URL.Query().Get("q")
+	if len(q) > maxQuery {
+		q = q[:maxQuery]
+	}
+	n := pageParam(r)
+	rows, total, err := s.svc.ListUsers(r.Context(), q, n)
+	if err != nil {
+		return err
+	}
+	s.render(w, r, "admin_users.html", page{Title: "Accounts", User: u, Data: adminUsersView{Query: q, Rows: rows, pager: newPager(n, total)}})
+	return nil
+}
+
+// adminActionView is one action offered on an account.
+type adminActionView struct {
+	Action   push.AdminAction
+	Question question
+	Danger   bool
+}
+
+// adminUserView is what admin_user.html shows.
+type adminUserView struct {
+	Target       *push.User
+	TokenCreated time.Time
+	Self         bool // the admin's own account: no actions here
+	Actions      []adminActionView
+}
+
+// targetOf reads the account an admin route names; nil after answering 404.
+func (s *Server) targetOf(w http.ResponseWriter, r *http.Request) (*push.User, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return nil, s.notFound(w, r)
+	}
+	t, err := s.svc.UserByID(r.Context(), id)
+	if push.ErrorCode(err) == push.CodeNotFound {
+		return nil, s.notFound(w, r)
+	}
+	return t, err
+}
+
+// adminUser serves GET /admin/users/{id}: the account and its actions.
+func (s *Server) adminUser(w http.ResponseWriter, r *http.Request) error {
+	u := s.requireAdmin(w, r)
+	if u == nil {
+		return nil
+	}
+	t, err := s.targetOf(w, r)
+	if t == nil {
+		return err
+	}
+	created, err := s.svc.TokenCreated(r.Context(), t)
+	if err != nil {
+		return err
+	}
+	v := adminUserView{Target: t, TokenCreated: created, Self: t.ID == u.ID}
+	if !v.Self {
+		for _, a := range offeredActions(t, !created.IsZero()) {
+			v.Actions = append(v.Actions, adminActionView{Action: a, Question: adminQuestion(a, t.Email),
+				Danger: a != push.AdminEnable && a != push.AdminPromote})
+		}
+	}
+	s.render(w, r, "admin_user.html", page{Title: t.Email, User: u, Data: v})
+	return nil
+}
+
+// offeredActions are the actions that would change something for t.
+func offeredActions(t *push.User, hasToken bool) []push.AdminAction {
+	var out []push.AdminAction
+	if t.Disabled() {
+		out = append(out, push.AdminEnable)
+	} else {
+		out = append(out, push.AdminDisable, push.AdminRevokeSessions)
+	}
+	if hasToken {
+		out = append(out, push.AdminRevokeToken)
+	}
+	if t.HasTwoFactor() {
+		out = append(out, push.AdminResetTwoFactor)
+	}
+	if t.Admin {
+		out = append(out, push.AdminDemote)
+	} else {
+		out = append(out, push.AdminPromote)
+	}
+	return append(out, push.AdminDelete)
+}
+
+// adminDone says what an action did, for the next page.
+var adminDone = map[push.AdminAction]string{
+	push.AdminDisable:        "disabled and signed out everywhere",
+	push.AdminEnable:         "enabled",
+	push.AdminDelete:         "deleted, with its pushes",
+	push.AdminRevokeSessions: "signed out everywhere",
+	push.AdminRevokeToken:    "API token revoked",
+	push.AdminPromote:        "now an administrator",
+	push.AdminDemote:         "no longer an administrator",
+	push.AdminResetTwoFactor: "two-factor authentication turned off",
+}
+
+// adminAct serves POST /admin/users/{id}/{action}, once confirmed.
+func (s *Server) adminAct(w http.ResponseWriter, r *http.Request) error {
+	u := s.requireAdmin(w, r)
+	if u == nil {
+		return nil
+	}
+	action := push.AdminAction(r.PathValue("action"))
+	if !slices.Contains(push.AdminActions, action) {
+		return s.notFound(w, r)
+	}
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	t, err := s.targetOf(w, r)
+	if t == nil {
+		return err
+	}
+	if t.ID == u.ID {
+		s.renderError(w, r, http.StatusForbidden, "Not allowed", service.MsgNotYourOwn)
+		return nil
+	}
+	back := "/admin/users/" + strconv.FormatInt(t.ID, 10)
+	if !s.confirmed(w, r, adminQuestion(action, t.Email), back, false) {
+		return nil
+	}
+	email, err := s.svc.Administer(r.Context(), push.AdminActor{ID: u.ID, Name: u.Email, IP: s.meta(r).IP}, action, t.ID)
+	switch push.ErrorCode(err) {
+	case "":
+	case push.CodeNotFound:
+		return s.notFound(w, r)
+	default:
+		return err
+	}
+	s.flash(r, email+": "+adminDone[action]+".")
+	if action == push.AdminDelete {
+		back = "/admin/users"
+	}
+	redirect(w, r, back)
+	return nil
+}
+
+// adminLogView is what admin_log.html shows.
+type adminLogView struct {
+	Rows []push.AdminEntry
+	pager
+}
+
+// adminLog serves GET /admin/log: who did what to which account, when.
+func (s *Server) adminLog(w http.ResponseWriter, r *http.Request) error {
+	u := s.requireAdmin(w, r)
+	if u == nil {
+		return nil
+	}
+	n := pageParam(r)
+	rows, total, err := s.svc.AdminLog(r.Context(), n)
+	if err != nil {
+		return err
+	}
+	s.render(w, r, "admin_log.html", page{Title: "Admin log", User: u, Data: adminLogView{Rows: rows, pager: newPager(n, total)}})
+	return nil
+}
