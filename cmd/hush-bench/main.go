@@ -1,5 +1,5 @@
-// Command hush-bench measures Hush against a minimal reference server on the
-// same machine.
+// Command hush-bench measures Hush against a minimal reference server, and
+// against Yopass, on the same machine.
 //
 //	hush-bench baseline -addr 127.0.0.1:PORT
 //	hush-bench run -url http://127.0.0.1:PORT -scenario create|cycle|retrieve|passphrase [flags]
@@ -25,9 +25,9 @@ func main() {
 
 const usage = `usage:
   hush-bench baseline -addr 127.0.0.1:PORT
-  hush-bench run -url http://127.0.0.1:PORT -scenario create|cycle|retrieve|passphrase
-                 [-c 32] [-d 10s] [-payload 64] [-pid N] [-rate R] [-warmup 1s]
-                 [-label NAME] [-json]
+  hush-bench run -url http://127.0.0.1:PORT[,http://127.0.0.1:PORT2…] -scenario create|cycle|retrieve|passphrase
+                 [-dialect pwpush|yopass] [-c 32] [-d 10s] [-payload 64] [-pid N[,N2…]] [-rate R]
+                 [-warmup 1s] [-label NAME] [-json]
   hush-bench table FILE   (FILE: JSON reports of runs labelled baseline and hush)
   hush-bench compare -a LABEL -b LABEL FILE   (medians of the runs of two labels, b/a)
 `
