@@ -5,9 +5,10 @@
 //	hush-bench run -url http://127.0.0.1:PORT -scenario create|cycle|retrieve|passphrase [flags]
 //	hush-bench table FILE
 //	hush-bench compare -a LABEL -b LABEL FILE
+//	hush-bench peers [-hush LABEL] [-peers LABEL,…] FILE
 //
-// See docs/performance.md for the method and `make bench` for the whole
-// comparison.
+// See docs/performance.md for the method, `make bench` for the comparison
+// with the baseline and `make bench-peers` for the one with Yopass.
 package main
 
 import (
@@ -30,6 +31,8 @@ const usage = `usage:
                  [-warmup 1s] [-label NAME] [-json]
   hush-bench table FILE   (FILE: JSON reports of runs labelled baseline and hush)
   hush-bench compare -a LABEL -b LABEL FILE   (medians of the runs of two labels, b/a)
+  hush-bench peers [-hush hush] [-peers yopass-memcached,yopass-redis] FILE
+                 (medians of every label's runs, each ÷ the best peer, issue 14's targets)
 `
 
 func mainCode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -47,6 +50,8 @@ func mainCode(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		err = tableCmd(args[1:], stdout, stderr)
 	case "compare":
 		err = compareCmd(args[1:], stdout, stderr)
+	case "peers":
+		err = peersCmd(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
