@@ -150,10 +150,13 @@ func clockTicks() uint64 {
 
 // treeUsage is what a server's processes used: the CPU time of each root
 // and of all its descendants (alive, or reaped and counted in their
-// parent's cutime and cstime), and the sum of their resident sets.
+// parent's cutime and cstime), the sum of their resident sets, and the sum
+// of their proportional set sizes (each shared page divided among the
+// processes sharing it, so PostgreSQL's shared buffers count once).
 type treeUsage struct {
 	cpu   uint64 // clock ticks
 	mem   procMem
+	pss   uint64 // KiB; 0 where smaps_rollup cannot be read
 	procs int
 }
 
@@ -192,6 +195,7 @@ func readTrees(roots []int) (treeUsage, error) {
 		u.cpu += c.withChildren()
 		u.mem.HWM += m.HWM
 		u.mem.RSS += m.RSS
+		u.pss += readPss(id)
 		u.procs++
 		for _, child := range children[pid] {
 			if err := walk(child, false); err != nil {
@@ -227,4 +231,31 @@ func childrenOf() (map[int][]int, error) {
 		children[c.ppid] = append(children[c.ppid], pid)
 	}
 	return children, nil
+}
+
+// parsePss reads the Pss line of /proc/<pid>/smaps_rollup, in KiB.
+func parsePss(text string) (uint64, error) {
+	for line := range strings.Lines(text) {
+		val, ok := strings.CutPrefix(line, "Pss:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(val)
+		if len(f) != 2 || f[1] != "kB" {
+			return 0, fmt.Errorf("smaps_rollup: Pss: unexpected %q", val)
+		}
+		return strconv.ParseUint(f[0], 10, 64)
+	}
+	return 0, errors.New("smaps_rollup: no Pss")
+}
+
+// readPss returns the proportional set size of process pid, 0 when it
+// cannot be read (another user's process, a kernel without smaps_rollup).
+func readPss(pid string) uint64 {
+	b, err := os.ReadFile("/proc/" + pid + "/smaps_rollup")
+	if err != nil {
+		return 0
+	}
+	n, _ := parsePss(string(b))
+	return n
 }

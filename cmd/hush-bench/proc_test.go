@@ -141,3 +141,18 @@ func TestReadTreesCountsChildren(t *testing.T) {
 		t.Error("a root that is gone was accepted")
 	}
 }
+
+func TestParsePss(t *testing.T) {
+	text := "55d0c0a00000-7ffd3b7fe000 ---p 00000000 00:00 0                          [rollup]\nRss:               25088 kB\nPss:               21933 kB\nPss_Dirty:         18000 kB\n"
+	if n, err := parsePss(text); err != nil || n != 21933 {
+		t.Errorf("parsePss = %d, %v", n, err)
+	}
+	for _, bad := range []string{"Rss: 1 kB\n", "Pss: 1 MB\n", "Pss: x kB\n"} {
+		if _, err := parsePss(bad); err == nil {
+			t.Errorf("parsePss(%q) succeeded", bad)
+		}
+	}
+	if n := readPss(strconv.Itoa(os.Getpid())); n == 0 {
+		t.Skip("no smaps_rollup here")
+	}
+}

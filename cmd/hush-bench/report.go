@@ -43,6 +43,7 @@ type result struct {
 	ServerCPUCores   float64 `json:"server_cpu_cores,omitempty"`
 	ServerPeakRSSKiB uint64  `json:"server_peak_rss_kib,omitempty"` // VmHWM: peak since the server started (summed over its processes)
 	ServerRSSKiB     uint64  `json:"server_rss_kib,omitempty"`      // VmRSS at the end of the window (summed)
+	ServerPSSKiB     uint64  `json:"server_pss_kib,omitempty"`      // proportional set size at the end of the window (summed: shared pages once)
 	ClientCPUCores   float64 `json:"client_cpu_cores"`
 	OtherCPUCores    float64 `json:"other_cpu_cores"` // the machine's busy CPU not spent by server or client: interference
 	ClockTicks       uint64  `json:"clock_ticks_per_s"`
@@ -114,6 +115,7 @@ func newResult(cfg runConfig, url string, sc scenario, workers []*worker, snap [
 		}
 		r.ServerPeakRSSKiB = snap[1].server.mem.HWM
 		r.ServerRSSKiB = snap[1].server.mem.RSS
+		r.ServerPSSKiB = snap[1].server.pss
 		r.OtherCPUCores = max(0, r.OtherCPUCores-r.ServerCPUCores)
 	}
 	return r
@@ -157,8 +159,9 @@ func (r *result) writeText(w io.Writer) {
 				who = fmt.Sprintf("server pid %d (%d processes with its children)", r.ServerPID, r.ServerProcesses)
 			}
 		}
-		fmt.Fprintf(w, "%s: %.1f µs CPU per request (%.2f cores), peak RSS %.1f MiB, RSS now %.1f MiB\n",
-			who, r.ServerCPUPerReq, r.ServerCPUCores, float64(r.ServerPeakRSSKiB)/1024, float64(r.ServerRSSKiB)/1024)
+		fmt.Fprintf(w, "%s: %.1f µs CPU per request (%.2f cores), peak RSS %.1f MiB, RSS now %.1f MiB (PSS %.1f MiB)\n",
+			who, r.ServerCPUPerReq, r.ServerCPUCores, float64(r.ServerPeakRSSKiB)/1024, float64(r.ServerRSSKiB)/1024,
+			float64(r.ServerPSSKiB)/1024)
 	}
 	fmt.Fprintf(w, "load generator: %.2f cores; rest of the machine: %.2f cores (CPU time at %d ticks/s)\n",
 		r.ClientCPUCores, r.OtherCPUCores, r.ClockTicks)
