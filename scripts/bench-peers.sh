@@ -74,7 +74,7 @@ done
 . scripts/bench-lib.sh
 bench_init hush-bench-peers
 # Start and stop messages of PostgreSQL and Redis are not worth showing.
-log_noise="$log_noise|^$| LOG: |Redis is starting|Redis version=|Configuration loaded|Server initialized|SIGTERM|shutdown|ready to exit"
+log_noise="$log_noise|^$| LOG: |terminating connection due to administrator command|Redis is starting|Redis version=|Configuration loaded|Server initialized|SIGTERM|shutdown|ready to exit"
 
 echo "building into $tmp"
 CGO_ENABLED=0 go build -trimpath -o "$tmp/hush" ./cmd/hush
