@@ -75,7 +75,7 @@ bench:
 bench-scale:
 	./scripts/bench-scale.sh
 
-# Hush beside Yopass (issue 14, docs/performance.md): the baseline, Yopass on
+# Hush beside Yopass (docs/performance.md): the baseline, Yopass on
 # memcached and on Redis, Hush on SQLite, on PostgreSQL and two instances on
 # PostgreSQL, alternated in one run, then the 1 GiB file figures.
 # YOPASS_BIN=/path/to/yopass-server (built outside the repository, see the

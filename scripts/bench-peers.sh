@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench-peers: Hush beside Yopass on this machine, in one run (issue 14).
+# make bench-peers: Hush beside Yopass on this machine, in one run.
 #
 # Builds hush and hush-bench into a temporary directory and starts, each on
 # free 127.0.0.1 ports:
@@ -18,8 +18,9 @@
 # Last, the 1 GiB file figures (scripts/file-rss.sh). Everything started
 # here is stopped by PID on exit. See docs/performance.md.
 #
-# YOPASS_BIN: the yopass-server binary (docs/performance.md says how to build
-# it); without it, leave the yopass servers out of PEERS_SERVERS.
+# YOPASS_BIN: the yopass-server binary (docs/performance.md, "Building Yopass",
+# says how to build it); without it, leave the yopass servers out of
+# PEERS_SERVERS.
 # Knobs: PEERS_DURATION (10s), PEERS_ROUNDS (2), PEERS_CONCURRENCY (32),
 #        PEERS_PAYLOAD (64), PEERS_WARMUP (500ms),
 #        PEERS_SCENARIOS ("create cycle retrieve"),
@@ -45,7 +46,7 @@ for s in $servers; do
   case $s in
   yopass-memcached | yopass-redis)
     if [ -z "${YOPASS_BIN:-}" ] || [ ! -x "$YOPASS_BIN" ]; then
-      echo "$s: set YOPASS_BIN to a yopass-server binary (docs/performance.md, \"Yopass\"), or leave it out of PEERS_SERVERS" >&2
+      echo "$s: set YOPASS_BIN to a yopass-server binary (docs/performance.md, \"Building Yopass\"), or leave it out of PEERS_SERVERS" >&2
       exit 2
     fi
     store=${s#yopass-}

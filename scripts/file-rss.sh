@@ -3,7 +3,7 @@
 # (multipart POST until the answer: sealed, written and fsynced), to download
 # it, and to cp it and sync on the same file system; and the server's memory
 # meanwhile (uploads and downloads stream, so RSS must stay flat). Target
-# (issue 14): upload ≤ 1.5 × (cp + sync).
+# (docs/performance.md): upload ≤ 1.5 × (cp + sync).
 # Usage: scripts/file-rss.sh [size-in-MiB]   (default 1024)
 set -euo pipefail
 cd "$(dirname "$0")/.."

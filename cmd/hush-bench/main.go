@@ -32,7 +32,7 @@ const usage = `usage:
   hush-bench table FILE   (FILE: JSON reports of runs labelled baseline and hush)
   hush-bench compare -a LABEL -b LABEL FILE   (medians of the runs of two labels, b/a)
   hush-bench peers [-hush hush] [-peers yopass-memcached,yopass-redis] FILE
-                 (medians of every label's runs, each ÷ the best peer, issue 14's targets)
+                 (medians of every label's runs, each ÷ the best peer, and the targets)
 `
 
 func mainCode(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -12,10 +12,11 @@ import (
 // …) and prints, per server and scenario, the median req/s, server CPU per
 // request and p99; then every other server's req/s divided by the best of
 // the peers (-peers, the Yopass stores) in each scenario, and the verdicts on
-// issue 14's targets for the server named by -hush.
+// the targets docs/performance.md states for the server named by -hush.
 
-// peerTargets are issue 14's: Hush ÷ the best peer per scenario, Hush's p99
-// at 32 workers, and Hush's server CPU per request.
+// The targets of the comparison with Yopass (docs/performance.md): Hush ÷
+// the best peer per scenario, Hush's p99 at 32 workers, and Hush's server
+// CPU per request.
 var (
 	peerTargetRatio = 1.5
 	peerTargetP99   = 5000.0 // µs

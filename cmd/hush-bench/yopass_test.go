@@ -267,13 +267,14 @@ func TestYopassDialectAgainstFake(t *testing.T) {
 
 // The Yopass dialect against a real yopass-server on memcached and on
 // Redis, started here on loopback. Set YOPASS_BIN to the yopass-server
-// binary (docs/performance.md says how to build it); memcached and
-// redis-server must then be on PATH. Without YOPASS_BIN the test skips,
-// whatever HUSH_REQUIRE_ALL says: Yopass is not part of the project.
+// binary (docs/performance.md, "Building Yopass", says how to build it);
+// memcached and redis-server must then be on PATH. Without YOPASS_BIN the
+// test skips, whatever HUSH_REQUIRE_ALL says: Yopass is not part of the
+// project, and CI does not build it.
 func TestYopassEndToEnd(t *testing.T) {
 	bin := os.Getenv("YOPASS_BIN")
 	if bin == "" {
-		t.Skip("YOPASS_BIN is not set: no yopass-server to test the Yopass dialect against (docs/performance.md: Yopass)")
+		t.Skip("YOPASS_BIN is not set: no yopass-server to test the Yopass dialect against (docs/performance.md, Building Yopass)")
 	}
 	for _, store := range []string{"memcached", "redis"} {
 		t.Run(store, func(t *testing.T) {
