@@ -42,9 +42,12 @@ echo "after upload:    $(rss) ($up_s s)"
 url_token=$(echo "$created" | sed -E 's/.*"url_token":"([^"]+)".*/\1/')
 link=$(curl -sf "$base/api/v2/pushes/$url_token" | sed -E 's/.*"files":\[\{[^]]*"url":"([^"]+)".*/\1/')
 start=$(now)
-curl -sf "$link" | cmp - "$tmp/big.bin" && echo "download identical to the upload"
+if ! curl -sf "$link" | cmp - "$tmp/big.bin"; then
+  echo "ERROR: the download differs from the upload" >&2
+  exit 1
+fi
 down_s=$(secs "$start" "$(now)")
-echo "after download:  $(rss) ($down_s s, compared on the fly)"
+echo "after download:  $(rss) ($down_s s, compared on the fly: identical to the upload)"
 echo "sealed on disk:  $(du -sh "$tmp/data/files" | cut -f1)"
 echo "cp + sync:       $cp_s s"
 ratio=$(awk "BEGIN{printf \"%.2f\", $up_s / $cp_s}")
