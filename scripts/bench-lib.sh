@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by scripts/bench.sh, bench-scale.sh, bench-peers.sh and file-rss.sh
 # (sourced, not run).
 #
@@ -96,6 +97,7 @@ bench_quiet() {
 # summed over the server's processes; PSS: at the end, shared pages once).
 line=""
 field() { grep -o "\"$1\":[0-9.e+-]*" <<<"$line" | head -n 1 | cut -d: -f2; }
+# shellcheck disable=SC2154 # conns, duration, warmup and results are the caller's
 bench_load() {
   local label=$1 scenario=$2 round=$3 url=$4 pid=$5
   shift 5
@@ -120,6 +122,7 @@ start_hush() {
   local name=$1 dir=$2
   shift 2
   port[$name]=$(free_port)
+  # shellcheck disable=SC2034 # read by bench-scale.sh
   started[$name]=$(now_ms)
   env HUSH_ADDR="127.0.0.1:${port[$name]}" HUSH_DATA_DIR="$dir" HUSH_LOG_LEVEL=warn \
     PWP__THROTTLING__MINUTE=0 PWP__THROTTLING__SECOND=0 GOMAXPROCS=1 "$@" \

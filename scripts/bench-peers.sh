@@ -57,7 +57,7 @@ for s in $servers; do
     fi
     ;;
   hush-pg | hush-pg2)
-    pg_bin=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -n 1)")
+    pg_bin=$(dirname "$(printf '%s\n' /usr/lib/postgresql/*/bin/initdb | sort -V | tail -n 1)")
     if [ ! -x "$pg_bin/initdb" ]; then
       echo "$s: PostgreSQL's server binaries not found in /usr/lib/postgresql/*/bin (apt-get install postgresql)" >&2
       exit 2
