@@ -88,9 +88,11 @@ func accountService(st *store.Store, cfg *config.Config) *service.Service {
 
 func (e *env) userCreate(ctx context.Context, args []string) error {
 	var email, password string
+	var admin bool
 	cfg, err := e.adminFlags("user create", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&email, "email", "", "email address of the user (required)")
 		fs.StringVar(&password, "password", "", `password; "-" reads it from stdin; empty generates one`)
+		fs.BoolVar(&admin, "admin", false, "give the user the admin role (the admin pages)")
 	})
 	if err != nil {
 		return err
@@ -127,7 +129,12 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 	case err != nil:
 		return err
 	}
-	fmt.Fprintf(e.stdout, "created user %s\n", u.Email)
+	if admin {
+		if _, err := accountService(st, cfg).Administer(ctx, cliActor, push.AdminPromote, u.ID); err != nil {
+			return fmt.Errorf("created user %s, but could not make it an administrator: %w", u.Email, err)
+		}
+	}
+	fmt.Fprintf(e.stdout, "created user %s%s\n", u.Email, map[bool]string{true: " (administrator)"}[admin])
 	if generated {
 		fmt.Fprintf(e.stdout, "generated password (shown once): %s\n", password)
 	}

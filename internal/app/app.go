@@ -28,6 +28,10 @@ Usage:
   hush migrate                               bring the database schema up to date
   hush user create --email E [--password P]  create a user (--password - reads stdin)
   hush token create --email E                issue a new API token (the old one stops working)
+  hush user create --admin --email E …       create an administrator (the admin pages)
+  hush user list [--query Q]                 list the accounts (whose email contains Q)
+  hush user VERB --email E                   VERB: disable, enable, delete --yes, promote, demote,
+                                             revoke-sessions, revoke-token, reset-2fa (admin log)
   hush key rotate                            re-seal every secret under the current master key
   hush key generate                          print a new random master key
   hush migrate-data --from DB --to DB        copy a deployment to another database

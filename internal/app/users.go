@@ -1,0 +1,148 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"hush/internal/push"
+	"hush/internal/service"
+)
+
+// The account administration verbs: hush user list, and the admin actions
+// of the admin pages on the command line (docs/decisions.md, D41). Each
+// action is written to the admin log with the command line as its actor,
+// which may act on any account, admins included: whoever runs hush against
+// the database is the operator, and can always promote an admin again.
+
+func init() {
+	verbs["user list"] = (*env).userList
+	for name, action := range userActions {
+		verbs["user "+name] = func(e *env, ctx context.Context, args []string) error {
+			return e.userAction(ctx, name, action, args)
+		}
+	}
+}
+
+// userActions are the admin actions the command line offers, by verb.
+var userActions = map[string]push.AdminAction{
+	"disable":         push.AdminDisable,
+	"enable":          push.AdminEnable,
+	"delete":          push.AdminDelete,
+	"promote":         push.AdminPromote,
+	"demote":          push.AdminDemote,
+	"revoke-sessions": push.AdminRevokeSessions,
+	"revoke-token":    push.AdminRevokeToken,
+	"reset-2fa":       push.AdminResetTwoFactor,
+}
+
+// userActionDone says what an action did.
+var userActionDone = map[push.AdminAction]string{
+	push.AdminDisable:        "disabled %s: its sessions ended and its API token stopped working",
+	push.AdminEnable:         "enabled %s",
+	push.AdminDelete:         "deleted %s with its API token and pushes",
+	push.AdminPromote:        "%s is now an administrator",
+	push.AdminDemote:         "%s is no longer an administrator",
+	push.AdminRevokeSessions: "signed %s out everywhere",
+	push.AdminRevokeToken:    "revoked the API token of %s",
+	push.AdminResetTwoFactor: "turned off two-factor authentication for %s",
+}
+
+// cliActor is the command line as the admin log names it.
+var cliActor = push.AdminActor{Name: "command line"}
+
+// userAction serves hush user disable|enable|delete|promote|demote|
+// revoke-sessions|revoke-token|reset-2fa --email E. Delete needs --yes.
+func (e *env) userAction(ctx context.Context, name string, action push.AdminAction, args []string) error {
+	var email string
+	var yes bool
+	cfg, err := e.adminFlags("user "+name, args, func(fs *flag.FlagSet) {
+		fs.StringVar(&email, "email", "", "email address of the user (required)")
+		if action == push.AdminDelete {
+			fs.BoolVar(&yes, "yes", false, "really delete the account, its API token and all of its pushes")
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if email == "" {
+		return errors.New("--email is required")
+	}
+	if action == push.AdminDelete && !yes {
+		return fmt.Errorf("this deletes %s, its API token and all of its pushes, and cannot be undone: add --yes to go ahead",
+			service.NormalizeEmail(email))
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc := accountService(st, cfg)
+	u, err := svc.UserByEmail(ctx, email)
+	if push.ErrorCode(err) == push.CodeNotFound {
+		return fmt.Errorf("no user with email %s", service.NormalizeEmail(email))
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := svc.Administer(ctx, cliActor, action, u.ID); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, userActionDone[action]+"\n", u.Email)
+	return nil
+}
+
+// userList serves hush user list [--query Q]: every account (whose email
+// contains Q), one a line.
+func (e *env) userList(ctx context.Context, args []string) error {
+	var query string
+	cfg, err := e.adminFlags("user list", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&query, "query", "", "list only the accounts whose email contains this")
+	})
+	if err != nil {
+		return err
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	users, err := accountService(st, cfg).AllUsers(ctx, query)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tEMAIL\tCREATED\tFLAGS\tACTIVE PUSHES")
+	for _, u := range users {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\n", u.ID, u.Email, u.CreatedAt.UTC().Format("2006-01-02"), userFlags(u), u.ActivePushes)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "%d %s\n", len(users), plural(len(users), "account", "accounts"))
+	return nil
+}
+
+// userFlags are an account's marks in hush user list.
+func userFlags(u service.UserSummary) string {
+	var f []string
+	if u.Admin {
+		f = append(f, "admin")
+	}
+	if u.Disabled() {
+		f = append(f, "disabled")
+	}
+	if u.HasTwoFactor() {
+		f = append(f, "2fa")
+	}
+	if u.HasToken {
+		f = append(f, "token")
+	}
+	if len(f) == 0 {
+		return "-"
+	}
+	return strings.Join(f, ",")
+}
