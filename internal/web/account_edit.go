@@ -9,8 +9,9 @@ import (
 
 // accountView is what edit.html shows.
 type accountView struct {
-	Email  string
-	Notice string
+	Email     string
+	Notice    string
+	TwoFactor bool // the second factor is on
 }
 
 // accountForm serves GET /users/edit: change password, delete account.
@@ -19,7 +20,7 @@ func (s *Server) accountForm(w http.ResponseWriter, r *http.Request) error {
 	if u == nil {
 		return nil
 	}
-	s.render(w, r, "edit.html", page{Title: "Your account", User: u, Data: accountView{Email: u.Email}})
+	s.render(w, r, "edit.html", page{Title: "Your account", User: u, Data: accountView{Email: u.Email, TwoFactor: u.HasTwoFactor()}})
 	return nil
 }
 
@@ -31,7 +32,7 @@ func (s *Server) accountError(w http.ResponseWriter, r *http.Request, u *push.Us
 	if errors.As(err, &e) && e.Fields["current_password"] != nil {
 		err = &push.Error{Code: push.CodeUnauthenticated, Message: wrongPassword}
 	}
-	return s.formAgain(w, r, err, "edit.html", "Your account", accountView{Email: u.Email})
+	return s.formAgain(w, r, err, "edit.html", "Your account", accountView{Email: u.Email, TwoFactor: u.HasTwoFactor()})
 }
 
 // changePassword serves POST /users/password. Every other session of the

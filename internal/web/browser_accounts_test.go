@@ -18,7 +18,11 @@ import (
 // the confirmation page a browser without JavaScript gets.
 func TestBrowserAccounts(t *testing.T) {
 	b := newBrowser(t)
-	h := newHarness(t, nil)
+	h := newHarness(t, func(o *Options, _ *push.Settings) {
+		o.Version = "1.0.0"
+		o.Settings = []Setting{{"HUSH_DATABASE_URL", "SQLite /var/lib/hush/hush.db"}, {"HUSH_MASTER_KEY", "set, from /run/secrets/hush-key"},
+			{"PWP__REQUIRE_MFA", "false"}, {"PWP__DISABLE_SIGNUPS", "false"}}
+	})
 	ctx := context.Background()
 
 	alice := b.person()
@@ -29,7 +33,8 @@ func TestBrowserAccounts(t *testing.T) {
 		chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css("nav.tabs")))
 
 	// Set up the second factor.
-	b.do(alice, chromedp.Navigate(h.url+"/users/two_factor"), chromedp.WaitVisible(css("#setup")),
+	b.do(alice, chromedp.Navigate(h.url+"/users/edit"), chromedp.WaitVisible(css("#two-factor")),
+		chromedp.Click(css("#two-factor")), chromedp.WaitVisible(css("#setup")),
 		chromedp.Click(css("#setup")), chromedp.WaitVisible(css("svg.qr")))
 	b.shot(alice, "two-factor-setup")
 	secret := run(b, alice, chromedp.Text(css("#totp-secret")))

@@ -58,6 +58,7 @@ func TestTwoFactorPages(t *testing.T) {
 		t.Fatalf("second session: %d", r.status)
 	}
 
+	c.get("/users/edit").has(t, "Off: signing in asks for your password alone.", `href="/users/two_factor"`)
 	intro := c.get("/users/two_factor")
 	intro.expect(t, http.StatusOK)
 	intro.has(t, "Set up two-factor authentication", `action="/users/two_factor/setup"`)
@@ -93,6 +94,7 @@ func TestTwoFactorPages(t *testing.T) {
 		t.Errorf("the other session after turning the second factor on: %d", r.status)
 	}
 	c.get("/users/two_factor").lacks(t, codes[0])
+	c.get("/users/edit").has(t, "On: signing in asks for a code")
 
 	// Sign-in: the password leads to the code step, which is no session.
 	h.clock.Advance(30 * time.Second)
