@@ -17,7 +17,8 @@ type Setting struct {
 
 // InForce lists the settings in force, for the admin overview: every value
 // but the secrets, of which it says only whether they are set (the master
-// keys, the S3 keys, the database's password and its query parameters).
+// keys, the S3 keys, the database's password and its query parameters;
+// docs/decisions.md, D44).
 func (c *Config) InForce() []Setting {
 	out := []Setting{
 		{"HUSH_ADDR", c.Addr},

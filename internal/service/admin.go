@@ -9,7 +9,7 @@ import (
 )
 
 // Administration: what an admin (or the operator on the command line) may
-// do to accounts, and what the admin pages show (docs/decisions.md, D36).
+// do to accounts, and what the admin pages show (docs/decisions.md, D41).
 
 // UserSummary is an account as the admin pages list it.
 type UserSummary = store.UserSummary

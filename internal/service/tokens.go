@@ -42,7 +42,7 @@ func (s *Service) HasToken(ctx context.Context, u *push.User) (bool, error) {
 // nobody), CodeForbidden when the instance requires a second factor that
 // the owner has not set up (PWP__REQUIRE_MFA, as Password Pusher answers).
 // The token itself is single-factor: it was made by a session that passed
-// the second factor (docs/decisions.md, D35).
+// the second factor (docs/decisions.md, D40).
 func (s *Service) UserByToken(ctx context.Context, token string) (*push.User, error) {
 	if token == "" || len(token) > maxTokenLen {
 		return nil, push.Errorf(push.CodeNotFound, "no such token")

@@ -27,7 +27,7 @@ import (
 // authenticator; each works once. Every code attempt reserves its slot
 // under the code limits before it is checked (limiter.go). API tokens stay
 // single-factor: they are made by a session that passed the second factor
-// (docs/decisions.md, D35).
+// (docs/decisions.md, D40).
 const (
 	totpPeriod     = 30 // seconds
 	totpSkew       = 1  // steps accepted either side of now

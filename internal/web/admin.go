@@ -14,7 +14,7 @@ import (
 // instance overview, the accounts (search, and on each its actions), and
 // the admin log. Anyone else signed in gets 403 on every route, GET or
 // POST; a visitor is sent to sign in. Every action asks for confirmation
-// first and is logged with who did it (docs/decisions.md, D36).
+// first and is logged with who did it (docs/decisions.md, D41).
 
 // Setting is one setting in force, as the admin overview shows it: never a
 // secret (those show only whether they are set).

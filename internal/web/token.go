@@ -17,7 +17,8 @@ type tokenView struct {
 }
 
 // tokenPage serves GET /users/token: whether the user has a token, with
-// "Create" or "Replace". Opening it never makes a token.
+// "Create" or "Replace". Opening it never makes a token (docs/decisions.md,
+// D43).
 func (s *Server) tokenPage(w http.ResponseWriter, r *http.Request) error {
 	u := s.requireUser(w, r)
 	if u == nil {
