@@ -100,19 +100,9 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 	if !service.ValidEmail(service.NormalizeEmail(email)) {
 		return fmt.Errorf("invalid email address %q", email)
 	}
-	generated := false
-	switch password {
-	case "-":
-		line, err := bufio.NewReader(e.stdin).ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("read password from stdin: %w", err)
-		}
-		password = strings.TrimRight(line, "\r\n")
-	case "":
-		if password, err = secure.NewToken(12); err != nil {
-			return err
-		}
-		generated = true
+	password, generated, err := e.createPassword(password)
+	if err != nil {
+		return err
 	}
 	st, err := openStore(ctx, cfg)
 	if err != nil {
@@ -139,6 +129,23 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 		fmt.Fprintf(e.stdout, "generated password (shown once): %s\n", password)
 	}
 	return nil
+}
+
+// createPassword is the password user create was given: "-" reads it
+// from stdin, "" generates one (generated is then true).
+func (e *env) createPassword(flag string) (password string, generated bool, err error) {
+	switch flag {
+	case "-":
+		line, err := bufio.NewReader(e.stdin).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", false, fmt.Errorf("read password from stdin: %w", err)
+		}
+		return strings.TrimRight(line, "\r\n"), false, nil
+	case "":
+		password, err := secure.NewToken(12)
+		return password, true, err
+	}
+	return flag, false, nil
 }
 
 func (e *env) tokenCreate(ctx context.Context, args []string) error {

@@ -184,8 +184,8 @@ func TestAttackAccountTakeoverThroughReusedIDs(t *testing.T) {
 	if r := second.signIn("attacker@example.com", "password one"); r.status != http.StatusSeeOther {
 		t.Fatalf("second sign-in: %d", r.status)
 	}
-	r := first.form("/users/delete", url.Values{"current_password": {"password one"}})
-	if r.status != http.StatusOK {
+	r := first.form("/users/delete", url.Values{"current_password": {"password one"}, "confirm": {"yes"}})
+	if r.status != http.StatusOK || !strings.Contains(r.body, "has been deleted") {
 		t.Fatalf("delete account: %d", r.status)
 	}
 	// The next account, from the sign-up page and from the CLI.
@@ -230,13 +230,11 @@ func TestAttackAccountTakeoverThroughReusedIDs(t *testing.T) {
 	}
 }
 
-// apiTokenOf takes an API token from the token page.
+// apiTokenOf creates an API token on the token page (the page makes none
+// when opened) and returns it.
 func apiTokenOf(t *testing.T, p *peer) string {
 	t.Helper()
-	r := p.get("/users/token")
-	if r.status != http.StatusOK {
-		r = p.form("/users/token", nil)
-	}
+	r := p.form("/users/token", url.Values{"confirm": {"yes"}})
 	m := regexp.MustCompile(`id="token" value="([A-Za-z0-9_-]{20,})"`).FindStringSubmatch(r.body)
 	if m == nil {
 		t.Fatalf("no token on the token page (%d): %.500s", r.status, r.body)
