@@ -96,7 +96,9 @@ func TestBrowserAccounts(t *testing.T) {
 		chromedp.Click(css(`header a[href="/admin"]`)), chromedp.WaitVisible(css("dl.facts")))
 	b.shot(alice, "admin")
 	b.do(alice, chromedp.Navigate(h.url+"/admin/users"), chromedp.WaitVisible(css("#q")),
-		chromedp.SendKeys(css("#q"), "bob"), chromedp.Click(css("form.search button")), chromedp.WaitVisible(css("table")))
+		chromedp.SendKeys(css("#q"), "bob"), chromedp.Click(css("form.search button")),
+		// The list before the search has a table too: wait for the search's page.
+		chromedp.WaitVisible(css(`#q[value="bob"]`)), chromedp.WaitVisible(css("table")))
 	b.shot(alice, "admin-users")
 	b.do(alice, chromedp.Click(css("td a")), chromedp.WaitVisible(css("form.admin-action")))
 	b.shot(alice, "admin-user")
