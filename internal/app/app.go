@@ -27,6 +27,8 @@ Usage:
   hush serve [flags]                         run the service (hush serve -h lists settings)
   hush migrate                               bring the database schema up to date
   hush user create --email E [--password P]  create a user (--password - reads stdin)
+  hush user set-password --email E           set a user's password, read from stdin or a prompt
+                                             (never an argument); signs the user out everywhere
   hush token create --email E                issue a new API token (the old one stops working)
   hush key rotate                            re-seal every secret under the current master key
   hush key generate                          print a new random master key
@@ -46,22 +48,23 @@ HUSH_DATABASE_URL, HUSH_MASTER_KEY, …) and also take -data-dir and
 
 // verbs are the commands of hush, by name ("user create" is two words).
 var verbs = map[string]func(e *env, ctx context.Context, args []string) error{
-	"serve":         (*env).serve,
-	"migrate":       (*env).migrate,
-	"user create":   (*env).userCreate,
-	"token create":  (*env).tokenCreate,
-	"key rotate":    (*env).keyRotate,
-	"key generate":  func(e *env, _ context.Context, _ []string) error { return e.keyGenerate() },
-	"migrate-data":  (*env).migrateData,
-	"import-pwpush": (*env).importPwpush,
-	"healthcheck":   (*env).healthcheck,
-	"version":       (*env).version,
-	"-version":      (*env).version,
-	"--version":     (*env).version,
-	"help":          (*env).help,
-	"-h":            (*env).help,
-	"-help":         (*env).help,
-	"--help":        (*env).help,
+	"serve":             (*env).serve,
+	"migrate":           (*env).migrate,
+	"user create":       (*env).userCreate,
+	"user set-password": (*env).userSetPassword,
+	"token create":      (*env).tokenCreate,
+	"key rotate":        (*env).keyRotate,
+	"key generate":      func(e *env, _ context.Context, _ []string) error { return e.keyGenerate() },
+	"migrate-data":      (*env).migrateData,
+	"import-pwpush":     (*env).importPwpush,
+	"healthcheck":       (*env).healthcheck,
+	"version":           (*env).version,
+	"-version":          (*env).version,
+	"--version":         (*env).version,
+	"help":              (*env).help,
+	"-h":                (*env).help,
+	"-help":             (*env).help,
+	"--help":            (*env).help,
 }
 
 // Main runs the hush command and returns its exit status.
