@@ -1,4 +1,4 @@
-.PHONY: test run build vet screenshots bench bench-scale fuzz crashtest faults image image-test
+.PHONY: test run build vet screenshots bench bench-scale bench-peers fuzz crashtest faults image image-test
 
 # Packages whose tests also run on PostgreSQL (HUSH_TEST_ENGINE=postgres).
 PG_PACKAGES = ./internal/store ./internal/service ./internal/api ./internal/web ./internal/app
@@ -74,3 +74,14 @@ bench:
 # SCALE_SYNC (0 leaves the sync part out), SCALE_RESULTS (keep the JSON reports).
 bench-scale:
 	./scripts/bench-scale.sh
+
+# Hush beside Yopass (docs/performance.md): the baseline, Yopass on
+# memcached and on Redis, Hush on SQLite, on PostgreSQL and two instances on
+# PostgreSQL, alternated in one run, then the 1 GiB file figures.
+# YOPASS_BIN=/path/to/yopass-server (built outside the repository, see the
+# doc). Knobs: PEERS_DURATION (10s), PEERS_ROUNDS (2), PEERS_SERVERS,
+# PEERS_SCENARIOS, PEERS_FILE_MIB (1024; 0: no file part), PEERS_RESULTS
+# (keep the JSON reports). A check of the script:
+# PEERS_DURATION=1s PEERS_ROUNDS=1 PEERS_FILE_MIB=64 make bench-peers
+bench-peers:
+	./scripts/bench-peers.sh

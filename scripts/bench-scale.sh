@@ -51,44 +51,6 @@ http_get() {
     sed '1,/^\r$/d' <&3) 2>/dev/null || true
 }
 
-now_ms() { date +%s%3N; }
-
-declare -A port pid started
-
-# start_hush NAME DATA_DIR [VAR=VALUE …]: starts Hush on a free port with the
-# bench settings (no request throttling, warnings only) plus the variables.
-start_hush() {
-  local name=$1 dir=$2
-  shift 2
-  port[$name]=$(free_port)
-  started[$name]=$(now_ms)
-  env HUSH_ADDR="127.0.0.1:${port[$name]}" HUSH_DATA_DIR="$dir" HUSH_LOG_LEVEL=warn \
-    PWP__THROTTLING__MINUTE=0 PWP__THROTTLING__SECOND=0 GOMAXPROCS=1 "$@" \
-    "${server_pin[@]}" "$tmp/hush" serve >"$tmp/$name.log" 2>&1 &
-  pid[$name]=$!
-  pids+=("${pid[$name]}")
-  wait_ready "${port[$name]}" "${pid[$name]}" "$name"
-}
-
-start_baseline() {
-  port[baseline]=$(free_port)
-  GOMAXPROCS=1 "${server_pin[@]}" "$tmp/hush-bench" baseline -addr "127.0.0.1:${port[baseline]}" >"$tmp/baseline.log" 2>&1 &
-  pid[baseline]=$!
-  pids+=("${pid[baseline]}")
-  wait_ready "${port[baseline]}" "${pid[baseline]}" baseline
-}
-
-# stop NAME: stops a server started here and shows its warnings, if any.
-stop() {
-  kill "${pid[$1]}" 2>/dev/null || true
-  wait "${pid[$1]}" 2>/dev/null || true
-  local noise="generated a master key|baseline listening on"
-  if [ -s "$tmp/$1.log" ] && grep -Eqv "$noise" "$tmp/$1.log"; then
-    echo "$1 log (warnings and errors):"
-    grep -Ev "$noise" "$tmp/$1.log" | sed 's/^/  /' | tail -n 20
-  fi
-}
-
 # seed DIR ARGS…: fills a data directory with hush-seed.
 seed() {
   local dir=$1
@@ -101,20 +63,11 @@ seed() {
 }
 
 results="$tmp/results.jsonl"
-line=""
-field() { grep -o "\"$1\":[0-9.e+-]*" <<<"$line" | head -n 1 | cut -d: -f2; }
 
 # load LABEL SERVER SCENARIO ROUND: one measured run; its JSON report goes
 # to $results and stays in $line.
 load() {
-  local label=$1 server=$2 scenario=$3 round=$4
-  line=$("${load_pin[@]}" "$tmp/hush-bench" run -url "http://127.0.0.1:${port[$server]}" -scenario "$scenario" \
-    -c "$conns" -d "$duration" -warmup "$warmup" -pid "${pid[$server]}" -label "$label" -json)
-  echo "$line" >>"$results"
-  printf '%-10s round %d %-9s %7.0f req/s  p99 %8.2f ms  server %8.1f µs/req %4.2f cores  RSS %6.1f MiB  load %4.2f  other %4.2f  errors %s\n' \
-    "$scenario" "$round" "$label" "$(field rps)" "$(awk "BEGIN{print $(field p99_us)/1000}")" \
-    "$(field server_cpu_us_per_req)" "$(field server_cpu_cores)" "$(awk "BEGIN{print $(field server_peak_rss_kib)/1024}")" \
-    "$(field client_cpu_cores)" "$(field other_cpu_cores)" "$(field errors)"
+  bench_load "$1" "$3" "$4" "http://127.0.0.1:${port[$2]}" "${pid[$2]}"
 }
 
 summary="$tmp/summary.txt"
@@ -134,14 +87,7 @@ expired_total() {
   http_get "$1" /metrics | awk '/^hush_sweeper_items_total\{action="expired"\}/ {printf "%d", $2; found=1} END {if (!found) print 0}'
 }
 
-busy0=$(machine_busy)
-sleep 1
-busy1=$(machine_busy)
-quiet=$(awk "BEGIN{printf \"%.2f\", ($busy1-$busy0)/$(getconf CLK_TCK 2>/dev/null || echo 100)}")
-echo "machine busy before the load: $quiet cores over 1s"
-if awk "BEGIN{exit !($quiet > 0.2)}"; then
-  echo "WARNING: other processes are using the CPUs; the figures will be noisy" >&2
-fi
+bench_quiet
 echo "servers: ${server_pin[*]:-unpinned} GOMAXPROCS=1; load: ${load_pin[*]:-unpinned}"
 echo "each run: $conns workers, $warmup warm-up, $duration measured; $rounds rounds; SCALE_N=$n; parts: $parts"
 

@@ -30,31 +30,14 @@ CGO_ENABLED=0 go build -trimpath -o "$tmp/hush-bench" ./cmd/hush-bench
 
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 
-base_port=$(free_port)
-GOMAXPROCS=1 "${server_pin[@]}" "$tmp/hush-bench" baseline -addr "127.0.0.1:$base_port" >"$tmp/baseline.log" 2>&1 &
-base_pid=$!
-pids+=("$base_pid")
-wait_ready "$base_port" "$base_pid" baseline
-
-hush_port=$(free_port)
+start_baseline
 mkdir -m 700 "$tmp/data"
-HUSH_ADDR="127.0.0.1:$hush_port" HUSH_DATA_DIR="$tmp/data" HUSH_LOG_LEVEL=warn PWP__THROTTLING__MINUTE=0 PWP__THROTTLING__SECOND=0 GOMAXPROCS=1 \
-  "${server_pin[@]}" "$tmp/hush" serve >"$tmp/hush.log" 2>&1 &
-hush_pid=$!
-pids+=("$hush_pid")
-wait_ready "$hush_port" "$hush_pid" hush
-busy0=$(machine_busy)
-sleep 1
-busy1=$(machine_busy)
-idle_rss=$(rss_kib "$hush_pid")
+start_hush hush "$tmp/data"
+idle_rss=$(rss_kib "${pid[hush]}")
 
-echo "baseline pid $base_pid on 127.0.0.1:$base_port; hush pid $hush_pid on 127.0.0.1:$hush_port"
+echo "baseline pid ${pid[baseline]} on 127.0.0.1:${port[baseline]}; hush pid ${pid[hush]} on 127.0.0.1:${port[hush]}"
 echo "servers: ${server_pin[*]:-unpinned} GOMAXPROCS=1; load: ${load_pin[*]:-unpinned}"
-quiet=$(awk "BEGIN{printf \"%.2f\", ($busy1-$busy0)/$(getconf CLK_TCK 2>/dev/null || echo 100)}")
-echo "machine busy before the load (idle servers): $quiet cores over 1s"
-if awk "BEGIN{exit !($quiet > 0.2)}"; then
-  echo "WARNING: other processes are using the CPUs; the figures will be noisy" >&2
-fi
+bench_quiet
 echo "columns: server CPU per request and cores used; load generator and other processes in cores"
 echo "each run: $conns workers, ${warmup} warm-up, $duration measured, $payload-byte payload; $rounds rounds per scenario"
 echo
@@ -63,15 +46,7 @@ results="$tmp/results.jsonl"
 for scenario in $scenarios; do
   for round in $(seq 1 "$rounds"); do
     for side in baseline hush; do
-      if [ "$side" = baseline ]; then port=$base_port pid=$base_pid; else port=$hush_port pid=$hush_pid; fi
-      line=$("${load_pin[@]}" "$tmp/hush-bench" run -url "http://127.0.0.1:$port" -scenario "$scenario" \
-        -c "$conns" -d "$duration" -warmup "$warmup" -payload "$payload" -pid "$pid" -label "$side" -json)
-      echo "$line" >>"$results"
-      field() { grep -o "\"$1\":[0-9.e+-]*" <<<"$line" | head -n 1 | cut -d: -f2; }
-      printf '%-8s round %d %-8s %7.0f req/s  p99 %6.2f ms  server %6.1f µs/req %4.2f cores  load %4.2f  other %4.2f  errors %s\n' \
-        "$scenario" "$round" "$side" "$(field rps)" "$(awk "BEGIN{print $(field p99_us)/1000}")" \
-        "$(field server_cpu_us_per_req)" "$(field server_cpu_cores)" "$(field client_cpu_cores)" \
-        "$(field other_cpu_cores)" "$(field errors)"
+      bench_load "$side" "$scenario" "$round" "http://127.0.0.1:${port[$side]}" "${pid[$side]}" -payload "$payload"
     done
   done
 done

@@ -1,32 +1,57 @@
 #!/usr/bin/env bash
-# Measures the server's memory while a 1 GiB file is uploaded and downloaded:
-# uploads and downloads stream, so RSS must stay flat.
+# Measures a large file's way through Hush beside cp: the time to upload it
+# (multipart POST until the answer: sealed, written and fsynced), to download
+# it, and to cp it and sync on the same file system; and the server's memory
+# meanwhile (uploads and downloads stream, so RSS must stay flat). Target
+# (docs/performance.md): upload ≤ 1.5 × (cp + sync).
 # Usage: scripts/file-rss.sh [size-in-MiB]   (default 1024)
 set -euo pipefail
+cd "$(dirname "$0")/.."
 size_mib=${1:-1024}
-work=$(mktemp -d)
-port=$((20000 + RANDOM % 20000))
-trap 'kill "${pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-go build -o "$work/hush" ./cmd/hush
-head -c $((size_mib << 20)) /dev/urandom > "$work/big.bin"
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
+bench_init hush-file-rss
+server_pin=() # the whole machine, as an installation would have it
+
+CGO_ENABLED=0 go build -trimpath -o "$tmp/hush" ./cmd/hush
+head -c $((size_mib << 20)) /dev/urandom >"$tmp/big.bin"
+sync # the file cp copies is in the page cache and on disk, as the one curl uploads
 limit=$(((size_mib + 1) << 20))
-HUSH_DATA_DIR="$work/data" HUSH_ADDR=127.0.0.1:$port HUSH_LOG_LEVEL=warn \
-  HUSH_MAX_FILE_SIZE=$limit HUSH_MAX_PUSH_SIZE=$limit "$work/hush" serve 2>"$work/log" &
-pid=$!
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
-"$work/hush" user create --email rss@example.com --password long-enough -data-dir "$work/data" >/dev/null
-token=$("$work/hush" token create --email rss@example.com -data-dir "$work/data" | tail -n 1)
-rss() { awk '/VmRSS|VmHWM/ {printf "%s %d MiB  ", $1, $2/1024}' "/proc/$pid/status"; echo; }
+start_hush hush "$tmp/data" GOMAXPROCS= HUSH_MAX_FILE_SIZE="$limit" HUSH_MAX_PUSH_SIZE="$limit"
+"$tmp/hush" user create --email rss@example.com --password long-enough -data-dir "$tmp/data" >/dev/null
+token=$("$tmp/hush" token create --email rss@example.com -data-dir "$tmp/data" | tail -n 1)
+base="http://127.0.0.1:${port[hush]}"
+rss() { awk '/VmRSS|VmHWM/ {printf "%s %d MiB  ", $1, $2/1024}' "/proc/${pid[hush]}/status"; }
+now() { date +%s.%N; }
+secs() { awk "BEGIN{printf \"%.2f\", $2 - $1}"; }
+
+start=$(now)
+cp "$tmp/big.bin" "$tmp/copy.bin"
+sync
+cp_s=$(secs "$start" "$(now)")
+rm "$tmp/copy.bin"
+sync
 
 echo "idle:            $(rss)"
-start=$(date +%s.%N)
+start=$(now)
 created=$(curl -sf -H "Authorization: Bearer $token" -F 'push[expire_after_views]=1' \
-  -F "push[files][]=@$work/big.bin" "http://127.0.0.1:$port/api/v2/pushes")
-echo "after upload:    $(rss) ($(echo "$(date +%s.%N) - $start" | bc) s)"
+  -F "push[files][]=@$tmp/big.bin" "$base/api/v2/pushes")
+up_s=$(secs "$start" "$(now)")
+echo "after upload:    $(rss) ($up_s s)"
 url_token=$(echo "$created" | sed -E 's/.*"url_token":"([^"]+)".*/\1/')
-link=$(curl -sf "http://127.0.0.1:$port/api/v2/pushes/$url_token" | sed -E 's/.*"files":\[\{[^]]*"url":"([^"]+)".*/\1/')
-start=$(date +%s.%N)
-curl -sf "$link" | cmp - "$work/big.bin" && echo "download identical to the upload"
-echo "after download:  $(rss) ($(echo "$(date +%s.%N) - $start" | bc) s)"
-echo "sealed on disk:  $(du -sh "$work/data/files" | cut -f1)"
+link=$(curl -sf "$base/api/v2/pushes/$url_token" | sed -E 's/.*"files":\[\{[^]]*"url":"([^"]+)".*/\1/')
+start=$(now)
+if ! curl -sf "$link" | cmp - "$tmp/big.bin"; then
+  echo "ERROR: the download differs from the upload" >&2
+  exit 1
+fi
+down_s=$(secs "$start" "$(now)")
+echo "after download:  $(rss) ($down_s s, compared on the fly: identical to the upload)"
+echo "sealed on disk:  $(du -sh "$tmp/data/files" | cut -f1)"
+echo "cp + sync:       $cp_s s"
+ratio=$(awk "BEGIN{printf \"%.2f\", $up_s / $cp_s}")
+verdict="NOT met"
+awk "BEGIN{exit !($ratio <= 1.5)}" && verdict=met
+echo "upload ÷ (cp + sync): $ratio vs ≤ 1.5: $verdict; download ÷ (cp + sync): $(awk "BEGIN{printf \"%.2f\", $down_s / $cp_s}")"
+stop hush

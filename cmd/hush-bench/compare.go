@@ -51,10 +51,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if *a == "" || *b == "" || *a == *b {
 		return errors.New("compare: want two different labels, -a and -b")
 	}
-	if fs.NArg() != 1 {
-		return errors.New("compare: want one file of JSON reports")
-	}
-	f, err := os.Open(fs.Arg(0))
+	f, err := reportsFile(fs)
 	if err != nil {
 		return err
 	}
@@ -70,9 +67,39 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 // comparePairs groups the runs labelled a and b by scenario, in the order
 // first seen. Runs with other labels are skipped, or an error when strict.
 func comparePairs(r io.Reader, a, b string, strict bool) ([]pair, error) {
-	type runs struct{ a, b []result }
-	by := map[string]*runs{}
-	var order []string
+	g, err := readRuns(r, func(label string) error {
+		if strict && label != a && label != b {
+			return fmt.Errorf("label %q, want %s or %s", label, a, b)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var pairs []pair
+	for _, s := range g.scenarios {
+		x, y := g.summary(a, s), g.summary(b, s)
+		if x.runs == 0 && y.runs == 0 {
+			continue
+		}
+		pairs = append(pairs, pair{scenario: s, aRPS: x.rps, bRPS: y.rps, aP99: x.p99, bP99: y.p99,
+			aCPU: x.cpu, bCPU: y.cpu, aRuns: x.runs, bRuns: y.runs, bPeakRSS: y.peakRSS,
+			errors: x.errors + y.errors, maxOther: max(x.maxOther, y.maxOther), maxCPU: max(x.maxClient, y.maxClient)})
+	}
+	return pairs, nil
+}
+
+// runs are JSON reports grouped by label and scenario, each list in the
+// order first seen.
+type runs struct {
+	labels, scenarios []string
+	by                map[[2]string][]result // label, scenario
+}
+
+// readRuns reads JSON reports, one a line; check may refuse a label.
+func readRuns(r io.Reader, check func(label string) error) (*runs, error) {
+	g := &runs{by: map[[2]string][]result{}}
+	seenLabel, seenScenario := map[string]bool{}, map[string]bool{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -84,48 +111,57 @@ func comparePairs(r io.Reader, a, b string, strict bool) ([]pair, error) {
 		if err := json.Unmarshal([]byte(line), &res); err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
-		if res.Label != a && res.Label != b {
-			if strict {
-				return nil, fmt.Errorf("line %d: label %q, want %s or %s", n, res.Label, a, b)
-			}
-			continue
+		if err := check(res.Label); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
-		g := by[res.Scenario]
-		if g == nil {
-			g = &runs{}
-			by[res.Scenario] = g
-			order = append(order, res.Scenario)
+		if !seenLabel[res.Label] {
+			seenLabel[res.Label] = true
+			g.labels = append(g.labels, res.Label)
 		}
-		if res.Label == a {
-			g.a = append(g.a, res)
-		} else {
-			g.b = append(g.b, res)
+		if !seenScenario[res.Scenario] {
+			seenScenario[res.Scenario] = true
+			g.scenarios = append(g.scenarios, res.Scenario)
 		}
+		k := [2]string{res.Label, res.Scenario}
+		g.by[k] = append(g.by[k], res)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+	return g, sc.Err()
+}
+
+// summary is what the runs of one label in one scenario give: medians,
+// and the worst of what makes a run suspect.
+type summary struct {
+	rps, p99, cpu float64 // medians
+	runs          int
+	peakRSS       uint64 // the largest, KiB
+	errors        uint64 // all runs'
+	maxOther      float64
+	maxClient     float64
+}
+
+func (g *runs) summary(label, scenario string) summary {
+	rs := g.by[[2]string{label, scenario}]
+	s := summary{
+		runs: len(rs),
+		rps:  median(rs, func(x result) float64 { return x.RPS }),
+		p99:  median(rs, func(x result) float64 { return float64(x.P99) }),
+		cpu:  median(rs, func(x result) float64 { return x.ServerCPUPerReq }),
 	}
-	var pairs []pair
-	for _, s := range order {
-		g := by[s]
-		p := pair{scenario: s, aRuns: len(g.a), bRuns: len(g.b)}
-		p.aRPS = median(g.a, func(x result) float64 { return x.RPS })
-		p.bRPS = median(g.b, func(x result) float64 { return x.RPS })
-		p.aP99 = median(g.a, func(x result) float64 { return float64(x.P99) })
-		p.bP99 = median(g.b, func(x result) float64 { return float64(x.P99) })
-		p.aCPU = median(g.a, func(x result) float64 { return x.ServerCPUPerReq })
-		p.bCPU = median(g.b, func(x result) float64 { return x.ServerCPUPerReq })
-		for _, x := range append(g.a, g.b...) {
-			p.errors += x.Errors
-			p.maxOther = max(p.maxOther, x.OtherCPUCores)
-			p.maxCPU = max(p.maxCPU, x.ClientCPUCores)
-		}
-		for _, x := range g.b {
-			p.bPeakRSS = max(p.bPeakRSS, x.ServerPeakRSSKiB)
-		}
-		pairs = append(pairs, p)
+	for _, x := range rs {
+		s.errors += x.Errors
+		s.maxOther = max(s.maxOther, x.OtherCPUCores)
+		s.maxClient = max(s.maxClient, x.ClientCPUCores)
+		s.peakRSS = max(s.peakRSS, x.ServerPeakRSSKiB)
 	}
-	return pairs, nil
+	return s
+}
+
+// reportsFile opens the one file of JSON reports a verb takes.
+func reportsFile(fs *flag.FlagSet) (*os.File, error) {
+	if fs.NArg() != 1 {
+		return nil, fmt.Errorf("%s: want one file of JSON reports", fs.Name())
+	}
+	return os.Open(fs.Arg(0))
 }
 
 func writeComparison(w io.Writer, a, b string, pairs []pair) {

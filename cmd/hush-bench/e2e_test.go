@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -45,7 +48,7 @@ func TestScenariosAgainstBaseline(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				res, err := run(context.Background(), runConfig{
 					url: url, scenario: sc, conns: 4, dur: 300 * time.Millisecond,
-					warmup: 50 * time.Millisecond, payload: 64, pid: os.Getpid(), rate: rate,
+					warmup: 50 * time.Millisecond, payload: 64, pids: []int{os.Getpid()}, rate: rate,
 				})
 				if err != nil {
 					t.Fatal(err)
@@ -63,7 +66,7 @@ func TestScenariosAgainstBaseline(t *testing.T) {
 
 // A 1-view push answers its payload once, then an expired object.
 func TestBaselineHonoursViews(t *testing.T) {
-	c := newClient(startBaseline(t), 1, 16)
+	c := newClient([]string{startBaseline(t)}, 1, 16, dialectPwpush)
 	ctx := context.Background()
 	var buf bytes.Buffer
 	token, err := c.create(ctx, c.createBody(1), &buf)
@@ -85,7 +88,7 @@ func TestBaselineHonoursViews(t *testing.T) {
 // A passphrase push answers as Hush does: 401 without the right passphrase
 // (no view taken), the payload and the passphrase given with it.
 func TestBaselinePassphrase(t *testing.T) {
-	c := newClient(startBaseline(t), 1, 16)
+	c := newClient([]string{startBaseline(t)}, 1, 16, dialectPwpush)
 	ctx := context.Background()
 	var buf bytes.Buffer
 	token, err := c.create(ctx, c.createPassphraseBody(2, "open sesame"), &buf)
@@ -158,5 +161,42 @@ func TestJSONReport(t *testing.T) {
 	}
 	if r.WindowEndMS-r.WindowStartMS != 200 || time.Since(time.UnixMilli(r.WindowEndMS)) > time.Minute {
 		t.Errorf("window %d..%d ms, want 200 ms just now", r.WindowStartMS, r.WindowEndMS)
+	}
+}
+
+// With several URLs the load generator takes them in turn: two servers on
+// one store each get half of the requests, and a push created through one
+// is retrieved through the other.
+func TestRunSpreadsOverURLs(t *testing.T) {
+	b := newBaseServer()
+	var mu sync.Mutex
+	hits := map[string]int{}
+	count := func(name string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			hits[name]++
+			mu.Unlock()
+			b.handler().ServeHTTP(w, r)
+		})
+	}
+	one, two := httptest.NewServer(count("one")), httptest.NewServer(count("two"))
+	defer one.Close()
+	defer two.Close()
+	res, err := run(context.Background(), runConfig{url: one.URL + "," + two.URL, scenario: "cycle", conns: 3,
+		dur: 300 * time.Millisecond, warmup: 50 * time.Millisecond, payload: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests == 0 || res.Errors != 0 || res.URL != one.URL+","+two.URL {
+		t.Fatalf("requests %d, errors %d (%s), url %s", res.Requests, res.Errors, res.FirstError, res.URL)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n1, n2 := hits["one"], hits["two"]; n1 == 0 || n2 == 0 || n1 > n2+n2/10+10 || n2 > n1+n1/10+10 {
+		t.Errorf("requests per server: %d and %d", n1, n2)
+	}
+	if _, err := run(context.Background(), runConfig{url: one.URL + ",http://192.0.2.1:80", scenario: "create",
+		conns: 1, dur: time.Second, payload: 1}); err == nil {
+		t.Error("a remote second URL was accepted")
 	}
 }

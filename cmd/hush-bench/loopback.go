@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 )
 
 // loopbackHosts are the only hosts hush-bench loads or listens on: it is a
@@ -43,4 +44,18 @@ func checkLoopbackAddr(addr string) error {
 		return fmt.Errorf("-addr %q: host must be 127.0.0.1, localhost or [::1]", addr)
 	}
 	return nil
+}
+
+// checkLoopbackURLs accepts one URL or several, comma-separated, each as
+// checkLoopbackURL does, and returns them as scheme://host:port.
+func checkLoopbackURLs(raw string) ([]string, error) {
+	var bases []string
+	for one := range strings.SplitSeq(raw, ",") {
+		u, err := checkLoopbackURL(strings.TrimSpace(one))
+		if err != nil {
+			return nil, err
+		}
+		bases = append(bases, u.String())
+	}
+	return bases, nil
 }

@@ -1,13 +1,14 @@
-// Command hush-bench measures Hush against a minimal reference server on the
-// same machine.
+// Command hush-bench measures Hush against a minimal reference server, and
+// against Yopass, on the same machine.
 //
 //	hush-bench baseline -addr 127.0.0.1:PORT
 //	hush-bench run -url http://127.0.0.1:PORT -scenario create|cycle|retrieve|passphrase [flags]
 //	hush-bench table FILE
 //	hush-bench compare -a LABEL -b LABEL FILE
+//	hush-bench peers [-hush LABEL] [-peers LABEL,…] FILE
 //
-// See docs/performance.md for the method and `make bench` for the whole
-// comparison.
+// See docs/performance.md for the method, `make bench` for the comparison
+// with the baseline and `make bench-peers` for the one with Yopass.
 package main
 
 import (
@@ -25,11 +26,13 @@ func main() {
 
 const usage = `usage:
   hush-bench baseline -addr 127.0.0.1:PORT
-  hush-bench run -url http://127.0.0.1:PORT -scenario create|cycle|retrieve|passphrase
-                 [-c 32] [-d 10s] [-payload 64] [-pid N] [-rate R] [-warmup 1s]
-                 [-label NAME] [-json]
+  hush-bench run -url http://127.0.0.1:PORT[,http://127.0.0.1:PORT2…] -scenario create|cycle|retrieve|passphrase
+                 [-dialect pwpush|yopass] [-c 32] [-d 10s] [-payload 64] [-pid N[,N2…]] [-rate R]
+                 [-warmup 1s] [-label NAME] [-json]
   hush-bench table FILE   (FILE: JSON reports of runs labelled baseline and hush)
   hush-bench compare -a LABEL -b LABEL FILE   (medians of the runs of two labels, b/a)
+  hush-bench peers [-hush hush] [-peers yopass-memcached,yopass-redis] FILE
+                 (medians of every label's runs, each ÷ the best peer, and the targets)
 `
 
 func mainCode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -47,6 +50,8 @@ func mainCode(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		err = tableCmd(args[1:], stdout, stderr)
 	case "compare":
 		err = compareCmd(args[1:], stdout, stderr)
+	case "peers":
+		err = peersCmd(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

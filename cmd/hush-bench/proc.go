@@ -10,35 +10,42 @@ import (
 	"strings"
 )
 
-// procCPU is a process's CPU time so far, in clock ticks.
+// procCPU is a process's CPU time so far, in clock ticks: its own (utime,
+// stime) and that of its children it has waited for (cutime, cstime).
 type procCPU struct {
-	utime, stime uint64
+	utime, stime   uint64
+	cutime, cstime uint64
+	ppid           int
 }
 
+// total is the process's own CPU time.
 func (c procCPU) total() uint64 { return c.utime + c.stime }
 
-// parseStat reads utime and stime (fields 14 and 15, see proc(5)) from the
-// text of /proc/<pid>/stat. The command name (field 2) is in parentheses and
-// may itself hold spaces and parentheses, so fields are counted from the
-// last ')'.
+// withChildren is total plus the CPU time of the children it has reaped.
+func (c procCPU) withChildren() uint64 { return c.total() + c.cutime + c.cstime }
+
+// parseStat reads the parent's pid (field 4), utime, stime, cutime and
+// cstime (fields 14 to 17, see proc(5)) from the text of /proc/<pid>/stat.
+// The command name (field 2) is in parentheses and may itself hold spaces
+// and parentheses, so fields are counted from the last ')'.
 func parseStat(line string) (procCPU, error) {
 	end := strings.LastIndexByte(line, ')')
 	if end < 0 {
 		return procCPU{}, errors.New("stat: no command name")
 	}
 	f := strings.Fields(line[end+1:]) // f[0] is field 3 (state)
-	if len(f) < 13 {
-		return procCPU{}, fmt.Errorf("stat: %d fields after the command name, want at least 13", len(f))
+	if len(f) < 15 {
+		return procCPU{}, fmt.Errorf("stat: %d fields after the command name, want at least 15", len(f))
 	}
-	u, err := strconv.ParseUint(f[11], 10, 64)
-	if err != nil {
-		return procCPU{}, fmt.Errorf("stat: utime: %w", err)
+	var v [5]uint64
+	for i, field := range []int{1, 11, 12, 13, 14} {
+		n, err := strconv.ParseUint(f[field], 10, 64)
+		if err != nil {
+			return procCPU{}, fmt.Errorf("stat: field %d: %w", field+3, err)
+		}
+		v[i] = n
 	}
-	s, err := strconv.ParseUint(f[12], 10, 64)
-	if err != nil {
-		return procCPU{}, fmt.Errorf("stat: stime: %w", err)
-	}
-	return procCPU{utime: u, stime: s}, nil
+	return procCPU{ppid: int(v[0]), utime: v[1], stime: v[2], cutime: v[3], cstime: v[4]}, nil
 }
 
 // readCPU returns the CPU time of process pid ("self" for this one).
@@ -139,4 +146,116 @@ func clockTicks() uint64 {
 		}
 	}
 	return 100
+}
+
+// treeUsage is what a server's processes used: the CPU time of each root
+// and of all its descendants (alive, or reaped and counted in their
+// parent's cutime and cstime), the sum of their resident sets, and the sum
+// of their proportional set sizes (each shared page divided among the
+// processes sharing it, so PostgreSQL's shared buffers count once).
+type treeUsage struct {
+	cpu   uint64 // clock ticks
+	mem   procMem
+	pss   uint64 // KiB; 0 where smaps_rollup cannot be read
+	procs int
+}
+
+// readTrees measures the process trees rooted at roots: a server and the
+// processes it started (PostgreSQL's backends, Redis's snapshot child),
+// or several servers (instances and their database) counted together.
+// A root that is gone is an error; a descendant that ends while it is read
+// is skipped, its time then being in its parent's cutime.
+func readTrees(roots []int) (treeUsage, error) {
+	var u treeUsage
+	children, err := childrenOf()
+	if err != nil {
+		return u, err
+	}
+	seen := map[int]bool{}
+	var walk func(pid int, root bool) error
+	walk = func(pid int, root bool) error {
+		if seen[pid] {
+			return nil
+		}
+		seen[pid] = true
+		id := strconv.Itoa(pid)
+		c, err := readCPU(id)
+		if err != nil {
+			if root {
+				return fmt.Errorf("server process %d: %w", pid, err)
+			}
+			return nil
+		}
+		// A zombie has no memory left but still its CPU time, until
+		// its parent reaps it and adds that time to its cutime.
+		m, err := readMem(id)
+		if err != nil && root {
+			return fmt.Errorf("server process %d: %w", pid, err)
+		}
+		u.cpu += c.withChildren()
+		u.mem.HWM += m.HWM
+		u.mem.RSS += m.RSS
+		u.pss += readPss(id)
+		u.procs++
+		for _, child := range children[pid] {
+			if err := walk(child, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, pid := range roots {
+		if err := walk(pid, true); err != nil {
+			return u, err
+		}
+	}
+	return u, nil
+}
+
+// childrenOf maps every process's pid to its children's, from /proc.
+func childrenOf() (map[int][]int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	children := map[int][]int{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		c, err := readCPU(e.Name())
+		if err != nil {
+			continue // ended meanwhile
+		}
+		children[c.ppid] = append(children[c.ppid], pid)
+	}
+	return children, nil
+}
+
+// parsePss reads the Pss line of /proc/<pid>/smaps_rollup, in KiB.
+func parsePss(text string) (uint64, error) {
+	for line := range strings.Lines(text) {
+		val, ok := strings.CutPrefix(line, "Pss:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(val)
+		if len(f) != 2 || f[1] != "kB" {
+			return 0, fmt.Errorf("smaps_rollup: Pss: unexpected %q", val)
+		}
+		return strconv.ParseUint(f[0], 10, 64)
+	}
+	return 0, errors.New("smaps_rollup: no Pss")
+}
+
+// readPss returns the proportional set size of process pid, 0 when it
+// cannot be read (another user's process, a kernel without smaps_rollup).
+func readPss(pid string) uint64 {
+	b, err := os.ReadFile("/proc/" + pid + "/smaps_rollup")
+	if err != nil {
+		return 0
+	}
+	n, _ := parsePss(string(b))
+	return n
 }

@@ -2,8 +2,11 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // A line of /proc/<pid>/stat with a command name holding spaces and a ')'.
@@ -17,7 +20,15 @@ func TestParseStat(t *testing.T) {
 	if got.utime != 1534 || got.stime != 287 || got.total() != 1821 {
 		t.Errorf("parseStat = %+v, want utime 1534 stime 287", got)
 	}
-	for _, bad := range []string{"", "27157 hush S 1", "1 (x) S 1 2 3", "1 (x) S 1 2 3 4 5 6 7 8 9 u 11"} {
+	if got.ppid != 1 || got.cutime != 0 || got.withChildren() != 1821 {
+		t.Errorf("parseStat = %+v, want ppid 1, no children's time", got)
+	}
+	reaped, err := parseStat("9 (postgres) S 4 9 9 0 -1 0 0 0 0 0 10 20 300 4000 20 0 1 0 1 1 1")
+	if err != nil || reaped.ppid != 4 || reaped.total() != 30 || reaped.withChildren() != 4330 {
+		t.Errorf("parseStat with reaped children = %+v, %v", reaped, err)
+	}
+	for _, bad := range []string{"", "27157 hush S 1", "1 (x) S 1 2 3", "1 (x) S 1 2 3 4 5 6 7 8 9 u 11 12 13",
+		"1 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 c"} {
 		if _, err := parseStat(bad); err == nil {
 			t.Errorf("parseStat(%q) succeeded", bad)
 		}
@@ -71,5 +82,77 @@ func TestParseMachineBusy(t *testing.T) {
 	}
 	if _, err := readMachineBusy(); err != nil {
 		t.Skipf("no /proc/stat here: %v", err)
+	}
+}
+
+// readTrees counts a root's children while they run and, once reaped,
+// through the root's cutime; a root that is gone is an error.
+func TestReadTreesCountsChildren(t *testing.T) {
+	self := os.Getpid()
+	before, err := readTrees([]int{self})
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	if before.procs != 1 || before.mem.RSS == 0 {
+		t.Fatalf("before: %+v", before)
+	}
+	// A child that spins for about half a second of CPU, then sleeps.
+	child := exec.Command("sh", "-c", `i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; exec sleep 30`)
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer child.Process.Kill()
+	pid := strconv.Itoa(child.Process.Pid)
+	var spent uint64
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		b, err := os.ReadFile("/proc/" + pid + "/cmdline")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(string(b), "sleep") {
+			c, err := readCPU(pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spent = c.total()
+			break
+		}
+	}
+	if spent == 0 {
+		t.Skip("the child spent no measurable CPU time")
+	}
+	during, err := readTrees([]int{self})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if during.procs != 2 || during.cpu < before.cpu+spent {
+		t.Errorf("with a child of %d ticks: before %+v, during %+v", spent, before, during)
+	}
+	child.Process.Kill()
+	child.Wait()
+	after, err := readTrees([]int{self})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.procs != 1 || after.cpu < before.cpu+spent {
+		t.Errorf("after the child was reaped (%d ticks): before %+v, after %+v", spent, before, after)
+	}
+	if _, err := readTrees([]int{self, child.Process.Pid}); err == nil {
+		t.Error("a root that is gone was accepted")
+	}
+}
+
+func TestParsePss(t *testing.T) {
+	text := "55d0c0a00000-7ffd3b7fe000 ---p 00000000 00:00 0                          [rollup]\nRss:               25088 kB\nPss:               21933 kB\nPss_Dirty:         18000 kB\n"
+	if n, err := parsePss(text); err != nil || n != 21933 {
+		t.Errorf("parsePss = %d, %v", n, err)
+	}
+	for _, bad := range []string{"Rss: 1 kB\n", "Pss: 1 MB\n", "Pss: x kB\n"} {
+		if _, err := parsePss(bad); err == nil {
+			t.Errorf("parsePss(%q) succeeded", bad)
+		}
+	}
+	if n := readPss(strconv.Itoa(os.Getpid())); n == 0 {
+		t.Skip("no smaps_rollup here")
 	}
 }

@@ -13,6 +13,7 @@ import (
 type result struct {
 	Label           string  `json:"label,omitempty"` // what was measured, for scripts
 	Scenario        string  `json:"scenario"`
+	Dialect         string  `json:"dialect,omitempty"` // the API spoken: pwpush or yopass
 	URL             string  `json:"url"`
 	Mode            string  `json:"mode"` // closed or open
 	Concurrency     int     `json:"concurrency"`
@@ -35,11 +36,14 @@ type result struct {
 	Max uint64  `json:"max_us"`
 	Avg float64 `json:"mean_us"`
 
-	ServerPID        int     `json:"server_pid,omitempty"`
+	ServerPID        int     `json:"server_pid,omitempty"`       // the first of -pid
+	ServerPIDs       []int   `json:"server_pids,omitempty"`      // all of -pid, when more than one
+	ServerProcesses  int     `json:"server_processes,omitempty"` // processes counted at the end: the -pid ones and their descendants
 	ServerCPUPerReq  float64 `json:"server_cpu_us_per_req,omitempty"`
 	ServerCPUCores   float64 `json:"server_cpu_cores,omitempty"`
-	ServerPeakRSSKiB uint64  `json:"server_peak_rss_kib,omitempty"` // VmHWM: peak since the server started
-	ServerRSSKiB     uint64  `json:"server_rss_kib,omitempty"`      // VmRSS at the end of the window
+	ServerPeakRSSKiB uint64  `json:"server_peak_rss_kib,omitempty"` // VmHWM: peak since the server started (summed over its processes)
+	ServerRSSKiB     uint64  `json:"server_rss_kib,omitempty"`      // VmRSS at the end of the window (summed)
+	ServerPSSKiB     uint64  `json:"server_pss_kib,omitempty"`      // proportional set size at the end of the window (summed: shared pages once)
 	ClientCPUCores   float64 `json:"client_cpu_cores"`
 	OtherCPUCores    float64 `json:"other_cpu_cores"` // the machine's busy CPU not spent by server or client: interference
 	ClockTicks       uint64  `json:"clock_ticks_per_s"`
@@ -66,6 +70,7 @@ func newResult(cfg runConfig, url string, sc scenario, workers []*worker, snap [
 	r := &result{
 		Label:           cfg.label,
 		Scenario:        cfg.scenario,
+		Dialect:         cfg.dialect,
 		URL:             url,
 		Mode:            "closed",
 		Concurrency:     cfg.conns,
@@ -97,15 +102,20 @@ func newResult(cfg runConfig, url string, sc scenario, workers []*worker, snap [
 	}
 	machine := cores(snap[1].machine-snap[0].machine, ticks, secs)
 	r.OtherCPUCores = max(0, machine-r.ClientCPUCores)
-	if cfg.pid > 0 {
-		used := snap[1].server.total() - snap[0].server.total()
-		r.ServerPID = cfg.pid
+	if len(cfg.pids) > 0 {
+		used := snap[1].server.cpu - snap[0].server.cpu
+		r.ServerPID = cfg.pids[0]
+		if len(cfg.pids) > 1 {
+			r.ServerPIDs = cfg.pids
+		}
+		r.ServerProcesses = snap[1].server.procs
 		r.ServerCPUCores = cores(used, ticks, secs)
 		if h.n > 0 {
 			r.ServerCPUPerReq = float64(used) * 1e6 / float64(ticks) / float64(h.n)
 		}
-		r.ServerPeakRSSKiB = snap[1].mem.HWM
-		r.ServerRSSKiB = snap[1].mem.RSS
+		r.ServerPeakRSSKiB = snap[1].server.mem.HWM
+		r.ServerRSSKiB = snap[1].server.mem.RSS
+		r.ServerPSSKiB = snap[1].server.pss
 		r.OtherCPUCores = max(0, r.OtherCPUCores-r.ServerCPUCores)
 	}
 	return r
@@ -142,8 +152,16 @@ func (r *result) writeText(w io.Writer) {
 	fmt.Fprintf(w, "latency p50 %v, p90 %v, p99 %v, max %v, mean %v\n",
 		us(float64(r.P50)), us(float64(r.P90)), us(float64(r.P99)), us(float64(r.Max)), us(r.Avg))
 	if r.ServerPID > 0 {
-		fmt.Fprintf(w, "server pid %d: %.1f µs CPU per request (%.2f cores), peak RSS %.1f MiB, RSS now %.1f MiB\n",
-			r.ServerPID, r.ServerCPUPerReq, r.ServerCPUCores, float64(r.ServerPeakRSSKiB)/1024, float64(r.ServerRSSKiB)/1024)
+		who := fmt.Sprintf("server pid %d", r.ServerPID)
+		if r.ServerProcesses > 1 {
+			who = fmt.Sprintf("server pids %s (%d processes with their children)", (*pidList)(&r.ServerPIDs).String(), r.ServerProcesses)
+			if len(r.ServerPIDs) == 0 {
+				who = fmt.Sprintf("server pid %d (%d processes with its children)", r.ServerPID, r.ServerProcesses)
+			}
+		}
+		fmt.Fprintf(w, "%s: %.1f µs CPU per request (%.2f cores), peak RSS %.1f MiB, RSS now %.1f MiB (PSS %.1f MiB)\n",
+			who, r.ServerCPUPerReq, r.ServerCPUCores, float64(r.ServerPeakRSSKiB)/1024, float64(r.ServerRSSKiB)/1024,
+			float64(r.ServerPSSKiB)/1024)
 	}
 	fmt.Fprintf(w, "load generator: %.2f cores; rest of the machine: %.2f cores (CPU time at %d ticks/s)\n",
 		r.ClientCPUCores, r.OtherCPUCores, r.ClockTicks)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,13 +15,14 @@ import (
 
 // runConfig is what `hush-bench run` was asked to do.
 type runConfig struct {
-	url      string
+	url      string // one server, or several behind the load generator: comma-separated, taken in turn
+	dialect  string // the servers' API: pwpush or yopass
 	scenario string
 	conns    int
 	dur      time.Duration
 	warmup   time.Duration
 	payload  int
-	pid      int
+	pids     []int   // the server's processes, each counted with its descendants
 	rate     float64 // iterations per second; 0 = closed loop
 	label    string
 }
@@ -40,13 +42,14 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg runConfig
-	fs.StringVar(&cfg.url, "url", "", "server to load: http://127.0.0.1:PORT (loopback only)")
+	fs.StringVar(&cfg.url, "url", "", "server to load: http://127.0.0.1:PORT (loopback only); several, comma-separated, are taken in turn")
+	fs.StringVar(&cfg.dialect, "dialect", dialectPwpush, "the server's API: pwpush (Password Pusher API v2: Hush, the baseline) or yopass")
 	fs.StringVar(&cfg.scenario, "scenario", "create", scenarioNames)
 	fs.IntVar(&cfg.conns, "c", 32, "concurrent workers (connections)")
 	fs.DurationVar(&cfg.dur, "d", 10*time.Second, "measured duration")
 	fs.DurationVar(&cfg.warmup, "warmup", time.Second, "load before the measured window, not counted")
 	fs.IntVar(&cfg.payload, "payload", 64, "payload size in bytes")
-	fs.IntVar(&cfg.pid, "pid", 0, "server process id: report its CPU time per request and its RSS")
+	fs.Var((*pidList)(&cfg.pids), "pid", "server process ids, comma-separated: report their CPU time per request and their RSS,\neach counted with the processes it started (database backends)")
 	fs.Float64Var(&cfg.rate, "rate", 0, "open loop: start this many iterations per second (latency from the intended start)")
 	fs.StringVar(&cfg.label, "label", "", "a name for the server, copied into the report")
 	asJSON := fs.Bool("json", false, "print one JSON object")
@@ -67,8 +70,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-// validate checks the bounds of cfg.
+// validate checks the bounds of cfg; no dialect means pwpush.
 func (cfg *runConfig) validate() error {
+	if cfg.dialect == "" {
+		cfg.dialect = dialectPwpush
+	}
 	switch {
 	case cfg.url == "":
 		return errors.New("-url is required")
@@ -80,15 +86,38 @@ func (cfg *runConfig) validate() error {
 		return fmt.Errorf("-warmup %v: want 0 to %v", cfg.warmup, maxWarmup)
 	case cfg.payload < 1 || cfg.payload > maxPayload:
 		return fmt.Errorf("-payload %d: want 1 to %d", cfg.payload, maxPayload)
-	case cfg.pid < 0:
-		return fmt.Errorf("-pid %d: want a process id", cfg.pid)
+	case cfg.dialect != dialectPwpush && cfg.dialect != dialectYopass:
+		return fmt.Errorf("-dialect %q: want %s or %s", cfg.dialect, dialectPwpush, dialectYopass)
 	case cfg.rate < 0 || cfg.rate > 1e7:
 		return fmt.Errorf("-rate %v: want 0 (closed loop) to 1e7", cfg.rate)
 	case !knownScenario(cfg.scenario):
 		return fmt.Errorf("-scenario %q: want %s", cfg.scenario, scenarioNames)
 	}
-	_, err := checkLoopbackURL(cfg.url)
+	_, err := checkLoopbackURLs(cfg.url)
 	return err
+}
+
+// pidList is the value of -pid: process ids, comma-separated.
+type pidList []int
+
+func (p *pidList) String() string {
+	s := make([]string, len(*p))
+	for i, pid := range *p {
+		s[i] = strconv.Itoa(pid)
+	}
+	return strings.Join(s, ",")
+}
+
+func (p *pidList) Set(v string) error {
+	*p = nil
+	for f := range strings.SplitSeq(v, ",") {
+		pid, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || pid <= 0 {
+			return fmt.Errorf("%q: want process ids, comma-separated", v)
+		}
+		*p = append(*p, pid)
+	}
+	return nil
 }
 
 // run performs one measurement: wait for the server, prepare the scenario,
@@ -97,14 +126,12 @@ func run(ctx context.Context, cfg runConfig) (*result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	u, _ := checkLoopbackURL(cfg.url)
-	c := newClient(u.String(), cfg.conns, cfg.payload)
+	bases, _ := checkLoopbackURLs(cfg.url)
+	c := newClient(bases, cfg.conns, cfg.payload, cfg.dialect)
 	defer c.close()
-	pid := ""
-	if cfg.pid > 0 {
-		pid = strconv.Itoa(cfg.pid)
-		if _, err := readCPU(pid); err != nil {
-			return nil, fmt.Errorf("-pid %d: %w", cfg.pid, err)
+	if len(cfg.pids) > 0 {
+		if _, err := readTrees(cfg.pids); err != nil {
+			return nil, fmt.Errorf("-pid: %w", err)
 		}
 	}
 	if err := c.ready(ctx, readyTimeout); err != nil {
@@ -152,14 +179,14 @@ func run(ctx context.Context, cfg runConfig) (*result, error) {
 			wg.Wait()
 			return nil, ctx.Err()
 		}
-		if snap[i], err = takeSnapshot(pid); err != nil {
+		if snap[i], err = takeSnapshot(cfg.pids); err != nil {
 			cancel()
 			wg.Wait()
 			return nil, err
 		}
 	}
 	wg.Wait()
-	return newResult(cfg, u.String(), sc, workers, snap), nil
+	return newResult(cfg, strings.Join(bases, ","), sc, workers, snap), nil
 }
 
 // openLoop starts iteration i at start + i/rate, whatever the server's pace;
@@ -192,15 +219,15 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 	}
 }
 
-// snapshot is the CPU time of the server (when known), of this process and
-// of the whole machine.
+// snapshot is the CPU time of the server's processes (when known), of this
+// process and of the whole machine.
 type snapshot struct {
-	server, self procCPU
-	machine      uint64
-	mem          procMem
+	server  treeUsage
+	self    procCPU
+	machine uint64
 }
 
-func takeSnapshot(pid string) (snapshot, error) {
+func takeSnapshot(pids []int) (snapshot, error) {
 	var s snapshot
 	var err error
 	if s.self, err = readCPU("self"); err != nil {
@@ -209,14 +236,9 @@ func takeSnapshot(pid string) (snapshot, error) {
 	if s.machine, err = readMachineBusy(); err != nil {
 		return s, err
 	}
-	if pid == "" {
+	if len(pids) == 0 {
 		return s, nil
 	}
-	if s.server, err = readCPU(pid); err != nil {
-		return s, fmt.Errorf("server process %s: %w", pid, err)
-	}
-	if s.mem, err = readMem(pid); err != nil {
-		return s, fmt.Errorf("server process %s: %w", pid, err)
-	}
-	return s, nil
+	s.server, err = readTrees(pids)
+	return s, err
 }

@@ -68,6 +68,9 @@ func newScenario(name string, c *client) (scenario, error) {
 	case "retrieve":
 		return &retrieveScenario{c: c, body: c.createBody(retrieveViews), size: retrievePushes}, nil
 	case "passphrase":
+		if !c.api.passphrases {
+			return nil, fmt.Errorf("-scenario passphrase: the %s dialect has no passphrase on the server", c.api.name)
+		}
 		return &retrieveScenario{c: c, body: c.createPassphraseBody(retrieveViews, benchPassphrase),
 			size: passphrasePushes, passphrase: benchPassphrase}, nil
 	}

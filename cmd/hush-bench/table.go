@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 )
 
@@ -53,10 +51,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return errors.New("table: want one file of JSON reports")
-	}
-	f, err := os.Open(fs.Arg(0))
+	f, err := reportsFile(fs)
 	if err != nil {
 		return err
 	}

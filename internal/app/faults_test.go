@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"database/sql"
 	"net/http"
 	"net/url"
 	"os"
@@ -44,24 +43,15 @@ func storageOutage(t *testing.T) (srv *served, cause string, begin, end func()) 
 	}
 	env["HUSH_SQLITE_BUSY_TIMEOUT"] = "200ms"
 	srv = startServe(t, env)
-	db, err := sql.Open("sqlite", filepath.Join(dir, "hush.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	var lock *sql.Conn
+	var release func()
 	begin = func() {
-		if lock, err = db.Conn(context.Background()); err != nil {
+		var err error
+		if release, err = testdb.LockWrites(context.Background(), filepath.Join(dir, "hush.db")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := lock.ExecContext(context.Background(), `BEGIN IMMEDIATE`); err != nil {
-			t.Fatal(err)
-		}
+		t.Cleanup(release)
 	}
-	end = func() {
-		lock.ExecContext(context.Background(), `ROLLBACK`)
-		lock.Close()
-	}
+	end = func() { release() }
 	return srv, "busy", begin, end
 }
 

@@ -2,7 +2,6 @@ package faults
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	_ "modernc.org/sqlite" // the other process that locks the database
 
 	"hush/internal/hushproc"
+	"hush/internal/testdb"
 )
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
@@ -44,7 +44,7 @@ func sqliteLock(ctx context.Context, w *world) (string, error) {
 		return "", err
 	}
 
-	release, err := lockSQLite(ctx, filepath.Join(dir, "hush.db"))
+	release, err := testdb.LockWrites(ctx, filepath.Join(dir, "hush.db"))
 	if err != nil {
 		return "", err
 	}
@@ -88,31 +88,6 @@ func sqliteLock(ctx context.Context, w *world) (string, error) {
 		"ready %s after the release, no restart; the fault logged %d time(s); %d acknowledged pushes intact",
 		secs(hold), secs(busy), secs(time.Duration(first503.Load())), w.statusLine(), during.status, during.body,
 		len(goneToks), secs(giveUp), spent, secs(rec), faultLines, intact), nil
-}
-
-// lockSQLite takes the write lock of the database at path from a
-// connection of this process, as another process (a backup, a sqlite3
-// shell) would, and returns the function that releases it.
-func lockSQLite(ctx context.Context, path string) (func(), error) {
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		return nil, err
-	}
-	c, err := db.Conn(ctx)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	if _, err := c.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
-		c.Close()
-		db.Close()
-		return nil, err
-	}
-	return func() {
-		c.ExecContext(context.Background(), `ROLLBACK`)
-		c.Close()
-		db.Close()
-	}, nil
 }
 
 // createMany creates n pushes of views views and returns their tokens.

@@ -47,39 +47,40 @@ type slot []int64
 // reserve takes a slot under every limit, or returns a CodeTooMany error
 // whose message, made by tooMany from the wait, says when to retry. A
 // read-only look at the counters first turns away a client that is over its
-// limit without writing anything.
+// limit without writing anything; a slot is only ever granted by
+// store.Reserve, which checks and takes it in one transaction.
 func (s *Service) reserve(ctx context.Context, now time.Time, tooMany func(time.Duration) string, limits ...store.Limit) (slot, error) {
-	for _, l := range limits {
-		n, err := s.store.CountEvents(ctx, l.Bucket, now, l.Window)
-		if err != nil {
-			return nil, err
-		}
-		if n >= l.Max {
-			// Full at the last commit: no need to take the writer.
-			return s.reserveAt(ctx, now, tooMany, limits, true)
-		}
-	}
-	return s.reserveAt(ctx, now, tooMany, limits, false)
-}
-
-func (s *Service) reserveAt(ctx context.Context, now time.Time, tooMany func(time.Duration) string, limits []store.Limit, full bool) (slot, error) {
-	var (
-		ids  []int64
-		wait time.Duration
-		err  error
-	)
-	if full {
-		wait, err = s.store.Wait(ctx, now, limits...)
-	} else {
-		ids, wait, err = s.store.Reserve(ctx, now, limits...)
-	}
+	wait, err := s.fullFor(ctx, now, limits)
 	if err != nil {
 		return nil, err
 	}
-	if wait > 0 {
-		return nil, &push.Error{Code: push.CodeTooMany, Message: tooMany(wait), RetryAfter: wait}
+	if wait == 0 {
+		// Free at the last commit (or freed since the look): take it.
+		var ids []int64
+		if ids, wait, err = s.store.Reserve(ctx, now, limits...); err != nil {
+			return nil, err
+		}
+		if wait == 0 {
+			return ids, nil
+		}
 	}
-	return ids, nil
+	return nil, &push.Error{Code: push.CodeTooMany, Message: tooMany(wait), RetryAfter: wait}
+}
+
+// fullFor is how long until every limit has a free slot at now, as the
+// last commit left them, without taking the writer: 0 when no limit is
+// full.
+func (s *Service) fullFor(ctx context.Context, now time.Time, limits []store.Limit) (time.Duration, error) {
+	for _, l := range limits {
+		n, err := s.store.CountEvents(ctx, l.Bucket, now, l.Window)
+		if err != nil {
+			return 0, err
+		}
+		if n >= l.Max {
+			return s.store.Wait(ctx, now, limits...)
+		}
+	}
+	return 0, nil
 }
 
 // release gives a slot back: the attempt succeeded.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"hush/internal/push"
+	"hush/internal/secure"
 )
 
 // Retrieval is the outcome of a retrieve. Payload is nil when the push was
@@ -42,6 +43,11 @@ func (s *Service) Retrieve(ctx context.Context, token, passphrase string, u *pus
 // served more often than allowed. The owner's own retrievals do not count.
 func (s *Service) RetrieveWith(ctx context.Context, req RetrieveRequest) (*Retrieval, error) {
 	now := s.Now()
+	if req.User == nil && req.Check == nil && ValidToken(req.Token) {
+		if r, err := s.claimFirst(ctx, req, now); r != nil || err != nil {
+			return r, err
+		}
+	}
 	p, err := s.current(ctx, req.Token, now)
 	if err != nil {
 		return nil, err
@@ -54,6 +60,31 @@ func (s *Service) RetrieveWith(ctx context.Context, req RetrieveRequest) (*Retri
 		return nil, err
 	}
 	return s.claimAndServe(ctx, p, req, o, now)
+}
+
+// claimFirst is the retrieval of an anonymous caller when the push is
+// active and has neither passphrase nor files: nothing needs opening
+// before the view is spent, so the claim comes first and returns the row
+// (store.ClaimByKey), and the payload is opened after it. nil, nil sends
+// the caller down the full path.
+func (s *Service) claimFirst(ctx context.Context, req RetrieveRequest, now time.Time) (*Retrieval, error) {
+	p, err := s.store.ClaimByKey(ctx, secure.TokenKey(req.Token), s.event(push.EventView, nil, req.Meta, now))
+	if p == nil || err != nil {
+		return nil, err
+	}
+	p.URLToken = req.Token
+	plain, err := newLayers(s.keys, req.Token).open(purposePayload, "payload", p.PayloadSealed, nil)
+	if err != nil {
+		return nil, fmt.Errorf("push %d: %w", p.ID, err)
+	}
+	if p.Expired {
+		// The last view is answered as the push was before it, as the full
+		// path and Password Pusher answer it: not yet expired.
+		p.Expired, p.ExpiredOn = false, time.Time{}
+	}
+	s.observe(EventViewed)
+	payload := string(plain)
+	return &Retrieval{Push: p, Payload: &payload}, nil
 }
 
 // opened is what the gate opened of an active push.

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
@@ -18,38 +17,32 @@ import (
 	"hush/internal/testdb"
 )
 
-// lockWrites holds the database's write lock from another connection, as
-// another process (a backup, a sqlite3 shell, a stuck migration) would,
-// until the returned function is called.
+// lockWrites holds the database's write lock from another connection
+// until the returned function is called (or the test ends).
 func lockWrites(t *testing.T, url string) (release func()) {
 	t.Helper()
-	driver, lock := "sqlite", `BEGIN IMMEDIATE`
-	if IsPostgresURL(url) {
-		driver, lock = "pgx", `BEGIN; LOCK TABLE pushes, audit_logs IN EXCLUSIVE MODE`
-	}
-	db, err := sql.Open(driver, url)
+	release, err := testdb.LockWrites(t.Context(), url)
 	if err != nil {
 		t.Fatal(err)
-	}
-	c, err := db.Conn(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.ExecContext(t.Context(), lock); err != nil {
-		t.Fatalf("take the write lock: %v", err)
-	}
-	var once sync.Once
-	release = func() {
-		once.Do(func() {
-			if _, err := c.ExecContext(context.Background(), `ROLLBACK`); err != nil {
-				t.Errorf("release the write lock: %v", err)
-			}
-			c.Close()
-			db.Close()
-		})
 	}
 	t.Cleanup(release)
 	return release
+}
+
+// openBusy opens a migrated SQLite store whose writes wait busy for a
+// lock held elsewhere, and returns it with its path.
+func openBusy(t *testing.T, busy time.Duration) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "hush.db")
+	s, err := OpenSQLiteWith(t.Context(), path, Options{BusyTimeout: busy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return s, path
 }
 
 // TestNoViewClaimedForAGoneCaller holds the write lock while one-view pushes
@@ -123,15 +116,7 @@ func TestBusyDatabaseIsAFault(t *testing.T) {
 	if testdb.Engine() != "sqlite" {
 		t.Skip("the write lock of SQLite; PostgreSQL has row locks (TestPostgresOutageBacksOff)")
 	}
-	path := filepath.Join(t.TempDir(), "hush.db")
-	s, err := OpenSQLiteWith(t.Context(), path, Options{BusyTimeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if _, err := s.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	s, path := openBusy(t, 300*time.Millisecond)
 	release := lockWrites(t, path)
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -265,21 +250,13 @@ func TestProbeWriteKeepsItsBound(t *testing.T) {
 	if testdb.Engine() != "sqlite" {
 		t.Skip("the write lock of SQLite")
 	}
-	path := filepath.Join(t.TempDir(), "hush.db")
-	s, err := OpenSQLiteWith(t.Context(), path, Options{BusyTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if _, err := s.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	s, path := openBusy(t, 5*time.Second)
 	release := lockWrites(t, path)
 	defer release()
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	err = s.ProbeWrite(ctx, 1)
+	err := s.ProbeWrite(ctx, 1)
 	if took := time.Since(start); took > 2*time.Second {
 		t.Errorf("the probe took %v with a deadline of 300ms", took)
 	}

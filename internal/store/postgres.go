@@ -32,8 +32,12 @@ func OpenPostgres(ctx context.Context, url string) (*Store, error) {
 	}
 	guard := newGuardedConnector(stdlib.GetConnector(*cfg))
 	db := sql.OpenDB(guard)
+	// As many idle connections as open ones: with fewer, a burst of
+	// requests closes and reopens connections all the time, and each new
+	// one costs PostgreSQL a backend and Hush its prepared statements.
 	db.SetMaxOpenConns(32)
-	db.SetMaxIdleConns(16)
+	db.SetMaxIdleConns(32)
+	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", redactURL(err, url))

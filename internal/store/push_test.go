@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -741,5 +743,64 @@ func TestSubDayExpiry(t *testing.T) {
 	}
 	if got := mustLoad(t, s, "swept"); !got.Expired || !got.ExpiredOn.Equal(t0.Add(limit)) || got.PayloadSealed != nil {
 		t.Fatalf("swept push: Expired %v ExpiredOn %v payload %q", got.Expired, got.ExpiredOn, got.PayloadSealed)
+	}
+}
+
+// TestClaimByKey claims the views of a push in one statement each: 64
+// concurrent callers get exactly its 3 views, each logged; the last one
+// returns the payload and leaves the row expired and wiped. Pushes that
+// need opening before a view is spent (a passphrase, files) and pushes
+// that are not active are not claimed, and left untouched.
+func TestClaimByKey(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	createPush(t, s, "three", func(p *push.Push) { p.ExpireAfterViews = 3 })
+	var wg sync.WaitGroup
+	var claimed, last atomic.Int32
+	for range 64 {
+		wg.Go(func() {
+			p, err := s.ClaimByKey(t.Context(), "three", ev(push.EventView, t0.Add(time.Minute)))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if p == nil {
+				return
+			}
+			claimed.Add(1)
+			if string(p.PayloadSealed) != "sealed:three" {
+				t.Errorf("claim returned payload %q", p.PayloadSealed)
+			}
+			if p.Expired {
+				last.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if claimed.Load() != 3 || last.Load() != 1 {
+		t.Fatalf("64 concurrent claims of 3 views: %d claimed, %d last", claimed.Load(), last.Load())
+	}
+	got := mustLoad(t, s, "three")
+	if !got.Expired || got.PayloadSealed != nil || got.ViewCount != 3 || countKind(mustAudit(t, s, got.ID), push.EventView) != 3 {
+		t.Fatalf("after the last view: Expired=%v payload=%q views=%d", got.Expired, got.PayloadSealed, got.ViewCount)
+	}
+
+	createPush(t, s, "guarded", func(p *push.Push) { p.PassphraseSalt = []byte("salt") })
+	withFile := testPush("with-file")
+	if err := s.CreatePushWithFiles(t.Context(), withFile, ev(push.EventCreation, t0),
+		[]*push.File{{BlobID: "blob-claim", MetaSealed: []byte("m"), KeySealed: []byte("k"), Size: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	createPush(t, s, "old", func(p *push.Push) { p.ExpireAfterDays = 1 })
+	for key, at := range map[string]time.Time{"guarded": t0, "with-file": t0, "old": t0.Add(push.Day), "missing": t0} {
+		p, err := s.ClaimByKey(t.Context(), key, ev(push.EventView, at))
+		if p != nil || err != nil {
+			t.Errorf("ClaimByKey(%s) = %v, %v; want nil, nil", key, p, err)
+		}
+		if key != "missing" {
+			if got := mustLoad(t, s, key); got.ViewCount != 0 || got.Expired {
+				t.Errorf("%s touched: views %d expired %v", key, got.ViewCount, got.Expired)
+			}
+		}
 	}
 }

@@ -14,11 +14,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite" // LockWrites on a SQLite file
 )
 
 // Engine is the engine the tests run on: "sqlite" or "postgres".
@@ -156,4 +158,38 @@ func Dump(tb testing.TB, db *sql.DB, tables ...string) []byte {
 		}
 	}
 	return out.Bytes()
+}
+
+// LockWrites takes the write lock of the database at url (a SQLite path or
+// a PostgreSQL URL) from a connection of its own, as another process — a
+// backup, a sqlite3 shell, a stuck migration — would, and returns the
+// function that releases it (safe to call more than once). On PostgreSQL
+// it locks the tables pushes and audit_logs against writes.
+func LockWrites(ctx context.Context, url string) (release func(), err error) {
+	driver, lock := "sqlite", `BEGIN IMMEDIATE`
+	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
+		driver, lock = "pgx", `BEGIN; LOCK TABLE pushes, audit_logs IN EXCLUSIVE MODE`
+	}
+	db, err := sql.Open(driver, url)
+	if err != nil {
+		return nil, err
+	}
+	c, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	if _, err := c.ExecContext(ctx, lock); err != nil {
+		c.Close()
+		db.Close()
+		return nil, fmt.Errorf("take the write lock: %w", err)
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.ExecContext(context.Background(), `ROLLBACK`)
+			c.Close()
+			db.Close()
+		})
+	}, nil
 }
