@@ -83,6 +83,7 @@ func (s *Service) claimFirst(ctx context.Context, req RetrieveRequest, now time.
 		p.Expired, p.ExpiredOn = false, time.Time{}
 	}
 	s.observe(EventViewed)
+	s.receiptsQueued(p, push.ReceiptView|push.ReceiptExpire)
 	payload := string(plain)
 	return &Retrieval{Push: p, Payload: &payload}, nil
 }

@@ -330,6 +330,9 @@ func (s *Store) ClaimByKey(ctx context.Context, key string, ev push.Event) (*pus
 		if err := insertEvent(ctx, tx, p.ID, ev); err != nil {
 			return nil, err
 		}
+		if err := viewReceipts(ctx, tx, p.ID, p.Receipts, p.Expired, ev.CreatedAt); err != nil {
+			return nil, err
+		}
 		if p.Expired {
 			if _, err := tx.ExecContext(ctx, `UPDATE pushes SET payload = NULL WHERE id = $1`, p.ID); err != nil {
 				return nil, fmt.Errorf("wipe payload: %w", err)
