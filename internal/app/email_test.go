@@ -1,6 +1,7 @@
 package app
 
 import (
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -434,5 +435,120 @@ func TestEmailReceipts(t *testing.T) {
 	if r := visitor.json("POST", "/api/v2/pushes", map[string]any{"push": map[string]any{"payload": "x",
 		"receipt_on_view": true}}); r.status != http.StatusUnprocessableEntity {
 		t.Errorf("anonymous receipt: %d %s", r.status, r.body)
+	}
+}
+
+// PWP__ENABLE_USER_ACCOUNT_EMAILS and PWP__SIGNUP_EMAIL_REGEXP: a new
+// account signs in only once its address is confirmed by a link that
+// works once; an address outside the pattern cannot sign up.
+func TestEmailConfirmAccounts(t *testing.T) {
+	srv, mp, _ := mailServe(t, map[string]string{"PWP__ENABLE_USER_ACCOUNT_EMAILS": "true",
+		"PWP__SIGNUP_EMAIL_REGEXP": `@example\.com\z`})
+	p := newPeer(t, srv.url, 1)
+	signUp := func(email string) reply {
+		return p.form("/users/sign_up", url.Values{"email": {email}, "password": {"password new"}, "password_confirmation": {"password new"}})
+	}
+	if r := signUp("someone@other.org"); r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "limited to certain email addresses") {
+		t.Errorf("an address outside the pattern: %d %.300s", r.status, r.body)
+	}
+	if r := signUp("someone@example.com.evil.org"); r.status != http.StatusUnprocessableEntity {
+		t.Errorf("an address that only contains the pattern: %d", r.status)
+	}
+	if r := signUp("new@example.com"); r.status != http.StatusOK || !strings.Contains(r.body, "Confirm your email address") {
+		t.Fatalf("sign up: %d %.300s", r.status, r.body)
+	}
+	if who := p.whoAmI(); who != "" {
+		t.Errorf("signed in before confirming: %s", who)
+	}
+	if r := p.signIn("new@example.com", "password new"); r.status == http.StatusSeeOther || !strings.Contains(r.body, "confirm your email address") {
+		t.Errorf("sign in before confirming: %d %.300s", r.status, r.body)
+	}
+	first := linkIn(t, mp.Wait(t, "new@example.com", 1, 10*time.Second)[0], "/users/confirmation?")
+	// Asking again sends a new link; the first stops working.
+	if r := p.form("/users/confirmation/new", url.Values{"email": {"new@example.com"}}); r.status != http.StatusOK {
+		t.Fatalf("ask again: %d", r.status)
+	}
+	second := linkIn(t, mp.Wait(t, "new@example.com", 2, 10*time.Second)[1], "/users/confirmation?")
+	u1, _ := url.Parse(first)
+	if r := p.get(u1.RequestURI()); r.status != http.StatusNotFound {
+		t.Errorf("the replaced link: %d", r.status)
+	}
+	u2, _ := url.Parse(second)
+	if r := p.get(u2.RequestURI()); r.status != http.StatusOK || !strings.Contains(r.body, "confirmed") {
+		t.Fatalf("confirm: %d %.300s", r.status, r.body)
+	}
+	if r := p.get(u2.RequestURI()); r.status != http.StatusNotFound {
+		t.Errorf("the link a second time: %d", r.status)
+	}
+	if r := p.signIn("new@example.com", "password new"); r.status != http.StatusSeeOther {
+		t.Errorf("sign in after confirming: %d %.300s", r.status, r.body)
+	}
+	// A confirmed account, or none, is sent nothing more.
+	p.form("/users/confirmation/new", url.Values{"email": {"new@example.com"}})
+	p.form("/users/confirmation/new", url.Values{"email": {"ghost@example.com"}})
+	time.Sleep(500 * time.Millisecond)
+	if n := mp.Count(t); n != 2 {
+		t.Errorf("%d messages, want 2", n)
+	}
+}
+
+// holdingSMTP accepts connections and says nothing: a delivery to it
+// hangs until its timeout.
+func holdingSMTP(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// The outbox survives a restart: a message whose delivery was cut short
+// by the server's stop is given back, and the next start delivers it.
+func TestEmailOutboxSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HUSH_DATA_DIR": dir, "PWP__MAIL__SMTP_ADDRESS": "127.0.0.1",
+		"PWP__MAIL__SMTP_PORT": strconv.Itoa(holdingSMTP(t)), "PWP__MAIL__MAILER_SENDER": "hush@example.com",
+		"HUSH_SMTP_READ_TIMEOUT": "30", "PWP__MAIL__SMTP_OPEN_TIMEOUT": "30"}
+	srv := startServe(t, env)
+	p := newPeer(t, srv.url, 1)
+	p.signUp("durable@example.com", "password durable")
+	if r := p.form("/users/password/new", url.Values{"email": {"durable@example.com"}}); r.status != http.StatusOK {
+		t.Fatalf("reset: %d", r.status)
+	}
+	time.Sleep(300 * time.Millisecond) // the worker is now waiting on the silent server
+	start := time.Now()
+	if code := srv.stop(t); code != 0 {
+		t.Fatalf("stop: %d\n%s", code, srv.log.String())
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the stop waited %v for the delivery", d)
+	}
+	db := rawDB(t, withDB(t, env))
+	var attempts, n int
+	if err := db.QueryRow(`SELECT COUNT(*), COALESCE(MAX(attempts), 0) FROM outbox WHERE failed = 0 AND lease_until = 0`).Scan(&n, &attempts); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 || attempts != 0 {
+		t.Errorf("after the stop: %d messages given back, attempts %d; want 1, 0", n, attempts)
+	}
+	db.Close()
+
+	mp := mailtest.Start(t, mailtest.Options{})
+	env["PWP__MAIL__SMTP_PORT"] = strconv.Itoa(mp.Port)
+	startServe(t, env)
+	m := mp.Wait(t, "durable@example.com", 1, 10*time.Second)[0]
+	if m.Subject != "Reset your Hush password" {
+		t.Errorf("subject %q", m.Subject)
 	}
 }

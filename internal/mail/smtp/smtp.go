@@ -109,7 +109,17 @@ func (s *Sender) Send(ctx context.Context, m mail.Message) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", mail.ErrPermanent, err)
 	}
-	c, err := gomail.NewClient(s.cfg.Host, s.options()...)
+	// The client bounds each reply by a deadline, not by ctx: the
+	// connection is closed when ctx ends, so that a stopping server does
+	// not wait for a silent SMTP server.
+	var stops []func() bool
+	defer func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}()
+	hold := func(conn net.Conn) { stops = append(stops, context.AfterFunc(ctx, func() { conn.Close() })) }
+	c, err := gomail.NewClient(s.cfg.Host, s.options(hold)...)
 	if err != nil {
 		return fmt.Errorf("smtp: %w", err)
 	}
@@ -124,11 +134,25 @@ func (s *Sender) Send(ctx context.Context, m mail.Message) error {
 	return nil
 }
 
-// options are the client options of the configuration.
-func (s *Sender) options() []gomail.Option {
+// options are the client options of the configuration; hold is given
+// each connection the client opens.
+func (s *Sender) options(hold func(net.Conn)) []gomail.Option {
 	cfg := s.cfg
 	tc := &tls.Config{ServerName: cfg.Host, RootCAs: cfg.RootCAs, InsecureSkipVerify: cfg.SkipVerify, MinVersion: tls.VersionTLS12}
 	dialer := &net.Dialer{Timeout: cfg.OpenTimeout}
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var conn net.Conn
+		var err error
+		if cfg.TLS {
+			conn, err = (&tls.Dialer{NetDialer: dialer, Config: tc}).DialContext(ctx, network, addr)
+		} else {
+			conn, err = dialer.DialContext(ctx, network, addr)
+		}
+		if err == nil {
+			hold(conn)
+		}
+		return conn, err
+	}
 	opts := []gomail.Option{
 		gomail.WithPort(cfg.Port),
 		gomail.WithTimeout(cfg.ReadTimeout),
@@ -139,11 +163,9 @@ func (s *Sender) options() []gomail.Option {
 		opts = append(opts, gomail.WithHELO(cfg.HELO))
 	}
 	if cfg.TLS {
-		opts = append(opts, gomail.WithSSL(), gomail.WithDialContextFunc(func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return (&tls.Dialer{NetDialer: dialer, Config: tc}).DialContext(ctx, network, addr)
-		}))
+		opts = append(opts, gomail.WithSSL(), gomail.WithDialContextFunc(dial))
 	} else {
-		opts = append(opts, gomail.WithDialContextFunc(dialer.DialContext))
+		opts = append(opts, gomail.WithDialContextFunc(dial))
 		switch cfg.StartTLS {
 		case StartTLSRequired:
 			opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))
