@@ -203,6 +203,8 @@ func (e *env) keyGenerate() error {
 	return nil
 }
 
+func init() { verbs["user set-password"] = (*env).userSetPassword }
+
 // userSetPassword serves `hush user set-password --email E`: a new password
 // for the user, read from a prompt on a terminal (twice, not echoed) or
 // else from the first line of stdin — never from an argument, which other

@@ -552,3 +552,40 @@ func TestEmailOutboxSurvivesRestart(t *testing.T) {
 		t.Errorf("subject %q", m.Subject)
 	}
 }
+
+// hush user set-password: the password comes from stdin, never an
+// argument; the rules apply; an unknown address is named.
+func TestUserSetPassword(t *testing.T) {
+	env := map[string]string{"HUSH_DATA_DIR": t.TempDir()}
+	if code, _, errOut := run(t, env, "", "user", "create", "--email", "setpw@example.com", "--password", "password first"); code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"password second\n", []string{"--email", "nobody@example.com"}, "no user with email nobody@example.com"},
+		{"short\n", []string{"--email", "setpw@example.com"}, "at least"},
+		{"", []string{"--email", "setpw@example.com"}, "no password on stdin"},
+		{"password second\n", nil, "--email is required"},
+		{"password second\n", []string{"--email", "setpw@example.com", "--password", "x"}, "flag provided but not defined"},
+	} {
+		code, _, errOut := run(t, env, tc.stdin, append([]string{"user", "set-password"}, tc.args...)...)
+		if code == 0 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v with %q: %d %q, want %q", tc.args, tc.stdin, code, errOut, tc.want)
+		}
+	}
+	code, out, errOut := run(t, env, "password second\r\n", "user", "set-password", "--email", "SetPW@example.com")
+	if code != 0 || !strings.Contains(out, "set a new password for setpw@example.com") {
+		t.Fatalf("set-password: %d %q %q", code, out, errOut)
+	}
+	srv := startServe(t, env)
+	p := newPeer(t, srv.url, 1)
+	if r := p.signIn("setpw@example.com", "password first"); r.status == http.StatusSeeOther {
+		t.Error("the old password still works")
+	}
+	if r := p.signIn("setpw@example.com", "password second"); r.status != http.StatusSeeOther {
+		t.Errorf("the new password: %d", r.status)
+	}
+}
