@@ -124,14 +124,17 @@ func (s *Sender) Send(ctx context.Context, m mail.Message) error {
 		return fmt.Errorf("smtp: %w", err)
 	}
 	err = c.DialAndSendWithContext(ctx, msg)
+	if err == nil {
+		return nil
+	}
+	// The error goes to the log and the outbox: the recipient's address,
+	// which the client and many servers' replies name, is left out.
+	why := strings.ReplaceAll(err.Error(), m.To, "<recipient>")
 	var se *gomail.SendError
 	if errors.As(err, &se) && !se.IsTemp() && se.Reason != gomail.ErrConnCheck && se.Reason != gomail.ErrSMTPReset {
-		return fmt.Errorf("%w: %v", mail.ErrPermanent, err)
+		return fmt.Errorf("%w: %s", mail.ErrPermanent, why)
 	}
-	if err != nil {
-		return fmt.Errorf("smtp: %w", err)
-	}
-	return nil
+	return errors.New("smtp: " + why)
 }
 
 // options are the client options of the configuration; hold is given

@@ -125,8 +125,13 @@ func TestSendRefusals(t *testing.T) {
 		t.Errorf("451: %v, want a temporary error", err)
 	}
 	plain.SetFailure(t, 550)
-	if err := s.Send(ctx, message("dave@example.org")); !errors.Is(err, mail.ErrPermanent) {
+	err := s.Send(ctx, message("dave@example.org"))
+	if !errors.Is(err, mail.ErrPermanent) {
 		t.Errorf("550: %v, want a permanent error", err)
+	}
+	// The error is logged and kept in the outbox: it names no recipient.
+	if err == nil || strings.Contains(err.Error(), "dave@example.org") || !strings.Contains(err.Error(), "<recipient>") {
+		t.Errorf("550: %v", err)
 	}
 	plain.SetFailure(t, 0)
 	if n := len(plain.To(t, "dave@example.org")) + len(secure.To(t, "dave@example.org")); n != 0 {
