@@ -150,6 +150,9 @@ func Reseal(keys *secure.Keyring, tokenKey, field string, sealed []byte) ([]byte
 	if keys.Current(sealed) {
 		return nil, false, nil
 	}
+	if strings.HasPrefix(field, "outbox/") {
+		return resealOutbox(keys, tokenKey, field, sealed)
+	}
 	purpose, ad := purposeFor(field), outerAD(tokenKey, field)
 	if id, ok := strings.CutPrefix(field, store.TOTPFieldPrefix); ok {
 		userID, err := strconv.ParseInt(id, 10, 64)

@@ -144,7 +144,7 @@ func (s *Store) ListUsers(ctx context.Context, query string, offset, limit int) 
 	if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM users u WHERE u.email LIKE $1 ESCAPE '\'`, pattern).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count users: %w", err)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+userColumns+`,
+	rows, err := s.r.QueryContext(ctx, `SELECT `+userColumnsOf("u")+`,
 		(SELECT COUNT(*) FROM api_tokens t WHERE t.user_id = u.id),
 		(SELECT COUNT(*) FROM pushes p WHERE p.user_id = u.id AND p.expired = 0)
 		FROM users u WHERE u.email LIKE $1 ESCAPE '\' ORDER BY u.id LIMIT $2 OFFSET $3`, pattern, limit, offset)

@@ -25,8 +25,9 @@ const TOTPFieldPrefix = "user-totp/"
 
 func totpField(userID string) SealedField { return SealedField(TOTPFieldPrefix + userID) }
 
-// sealedSource is one sealed column: its query yields id, token_key, a label
-// and the value, in id order after $1, at most $2 rows.
+// sealedSource is one sealed column: its query yields id, token_key (or
+// what binds the value in its place), a label and the value, in id order
+// after $1, at most $2 rows.
 type sealedSource struct {
 	table, column, query string
 	field                func(label string) SealedField
@@ -46,7 +47,15 @@ var sealedSources = []sealedSource{
 		WHERE id > $1 AND totp_secret IS NOT NULL ORDER BY id LIMIT $2`, totpField},
 	{"users", "totp_pending", `SELECT id, '', CAST(id AS TEXT) AS label, totp_pending FROM users
 		WHERE id > $1 AND totp_pending IS NOT NULL ORDER BY id LIMIT $2`, totpField},
+	// An outbox message's payload: its ref stands where the token key does,
+	// its field names its kind (OutboxField).
+	{"outbox", "payload", `SELECT id, ref, kind, payload FROM outbox
+		WHERE id > $1 AND payload IS NOT NULL ORDER BY id LIMIT $2`, OutboxField},
 }
+
+// OutboxField names the sealed payload of an outbox message of kind; the
+// message's ref is passed where a push's token key is.
+func OutboxField(kind string) SealedField { return SealedField("outbox/" + kind) }
 
 // Reseal hands every sealed value to fn, in batches, and stores what fn
 // returns when it reports a change. It returns how many values changed.
