@@ -60,8 +60,8 @@ func adminQuestion(action push.AdminAction, email string) question {
 	return question{"Are you sure?", string(action), "Go ahead"}
 }
 
-// confirmView is what confirm.html shows.
-type confirmView struct {
+// questionView is what confirm.html shows.
+type questionView struct {
 	question
 	Action   string // where the form posts: the request's own path
 	Cancel   string // where "Cancel" leads
@@ -76,7 +76,7 @@ func (s *Server) confirmed(w http.ResponseWriter, r *http.Request, q question, c
 	if r.PostForm.Get("confirm") == "yes" {
 		return true
 	}
-	s.render(w, r, "confirm.html", page{Title: q.Title, Data: confirmView{question: q, Action: r.URL.Path, Cancel: cancel, Password: password}})
+	s.render(w, r, "confirm.html", page{Title: q.Title, Data: questionView{question: q, Action: r.URL.Path, Cancel: cancel, Password: password}})
 	return false
 }
 
