@@ -41,6 +41,7 @@ func (c *Config) InForce() []Setting {
 		Setting{"HUSH_TRUSTED_PROXIES", joinPrefixes(c)},
 		Setting{"HUSH_LOG_FORMAT", c.LogFormat}, Setting{"HUSH_LOG_LEVEL", strings.ToLower(c.LogLevel.String())})
 	out = append(out, c.s3Shown()...)
+	out = append(out, c.mailShown()...)
 	out = append(out,
 		Setting{"HUSH_MAX_JSON_BODY", fmt.Sprint(c.MaxJSONBody)},
 		Setting{"HUSH_MAX_FILE_SIZE", fmt.Sprint(c.MaxFileSize)},
@@ -170,4 +171,40 @@ func nonZero(n int) string {
 		return ""
 	}
 	return fmt.Sprint(n)
+}
+
+// mailShown are the SMTP settings and the account settings that email
+// serves; of the SMTP password only whether it is set.
+func (c *Config) mailShown() []Setting {
+	signUp := "(any address)"
+	if c.SignupEmailRegexp != nil {
+		signUp = c.SignupEmailRegexp.String()
+	}
+	out := []Setting{
+		{"PWP__ENABLE_USER_ACCOUNT_EMAILS", fmt.Sprint(c.ConfirmAccounts)},
+		{"PWP__NOTIFY_BY_EMAIL__ENABLED", fmt.Sprint(c.Push.NotifyByEmail)},
+		{"PWP__SIGNUP_EMAIL_REGEXP", signUp},
+	}
+	m := c.Mail
+	if m == nil {
+		return append(out, Setting{"HUSH_SMTP_ADDRESS", "none: no email"})
+	}
+	password := "not set"
+	if m.Password != "" {
+		password = "set"
+	}
+	return append(out,
+		Setting{"HUSH_SMTP_ADDRESS", m.Host},
+		Setting{"HUSH_SMTP_PORT", fmt.Sprint(m.Port)},
+		Setting{"HUSH_SMTP_FROM", m.From},
+		Setting{"HUSH_SMTP_USER_NAME", orNone(m.Username, "none")},
+		Setting{"HUSH_SMTP_PASSWORD", password},
+		Setting{"HUSH_SMTP_AUTHENTICATION", m.Auth},
+		Setting{"HUSH_SMTP_STARTTLS", m.StartTLS},
+		Setting{"HUSH_SMTP_ENABLE_STARTTLS_AUTO", fmt.Sprint(m.StartTLS != "off")},
+		Setting{"HUSH_SMTP_TLS", fmt.Sprint(m.TLS)},
+		Setting{"HUSH_SMTP_OPENSSL_VERIFY_MODE", map[bool]string{false: "peer", true: "none"}[m.SkipVerify]},
+		Setting{"HUSH_SMTP_DOMAIN", orNone(m.HELO, "(the host name)")},
+		Setting{"HUSH_SMTP_OPEN_TIMEOUT", m.OpenTimeout.String()},
+		Setting{"HUSH_SMTP_READ_TIMEOUT", m.ReadTimeout.String()})
 }

@@ -17,6 +17,10 @@ func TestInForceHidesSecrets(t *testing.T) {
 		"HUSH_S3_ACCESS_KEY":       "access-key-Wm55",
 		"HUSH_S3_SECRET_KEY":       "secret-key-Jt73",
 		"HUSH_REQUIRE_2FA":         "yes",
+		"HUSH_SMTP_ADDRESS":        "smtp.example.com",
+		"HUSH_SMTP_FROM":           "Hush <hush@example.com>",
+		"HUSH_SMTP_USER_NAME":      "hush-mailer",
+		"HUSH_SMTP_PASSWORD":       "smtp-pass-Pq44",
 	}
 	c := mustLoad(t, nil, secrets)
 	var all strings.Builder
@@ -25,7 +29,7 @@ func TestInForceHidesSecrets(t *testing.T) {
 		all.WriteString(s.Name + "=" + s.Value + "\n")
 		shown[s.Name] = s.Value
 	}
-	for _, leak := range []string{testKey, strings.Repeat("ab", 32), "db-pass-Zq81", "query-pass-Kx20", "access-key-Wm55", "secret-key-Jt73"} {
+	for _, leak := range []string{testKey, strings.Repeat("ab", 32), "db-pass-Zq81", "query-pass-Kx20", "access-key-Wm55", "secret-key-Jt73", "smtp-pass-Pq44"} {
 		if strings.Contains(all.String(), leak) {
 			t.Errorf("the settings shown hold a secret %q:\n%s", leak, all.String())
 		}
@@ -33,7 +37,7 @@ func TestInForceHidesSecrets(t *testing.T) {
 	for name, want := range map[string]string{
 		"HUSH_MASTER_KEY": "set", "HUSH_MASTER_KEY_PREVIOUS": "1 key", "HUSH_S3_SECRET_KEY": "set",
 		"HUSH_DATABASE_URL": "PostgreSQL hush@db.internal:5432/hush (with parameters)", "HUSH_S3_BUCKET": "hush-files",
-		"PWP__REQUIRE_MFA": "true", "PWP__PW__…": "days 7 (1–90), views 5 (1–100), retrieval step offered, on by default, deletable by viewers offered, on by default",
+		"PWP__REQUIRE_MFA": "true", "HUSH_SMTP_PASSWORD": "set", "HUSH_SMTP_USER_NAME": "hush-mailer", "PWP__PW__…": "days 7 (1–90), views 5 (1–100), retrieval step offered, on by default, deletable by viewers offered, on by default",
 	} {
 		if shown[name] != want {
 			t.Errorf("%s shown as %q, want %q", name, shown[name], want)
@@ -66,7 +70,8 @@ func TestRequireMFA(t *testing.T) {
 func TestInForceCoversUsage(t *testing.T) {
 	shown := map[string]bool{}
 	for _, s := range mustLoad(t, nil, map[string]string{"HUSH_S3_ENDPOINT": "s3.example.com:9000", "HUSH_S3_BUCKET": "b",
-		"HUSH_S3_ACCESS_KEY": "a", "HUSH_S3_SECRET_KEY": "s"}).InForce() {
+		"HUSH_S3_ACCESS_KEY": "a", "HUSH_S3_SECRET_KEY": "s",
+		"HUSH_SMTP_ADDRESS": "smtp.example.com", "HUSH_SMTP_FROM": "hush@example.com"}).InForce() {
 		shown[s.Name] = true
 	}
 	for _, r := range append(usageRows(), hardeningUsage()...) {

@@ -15,11 +15,12 @@ const (
 	AdminPromote        AdminAction = "promote"          // the account becomes an admin
 	AdminDemote         AdminAction = "demote"           // the account is an admin no more
 	AdminResetTwoFactor AdminAction = "reset_two_factor" // the account's second factor is turned off
+	AdminSendReset      AdminAction = "send_reset"       // a password reset link is emailed to the account
 )
 
 // AdminActions lists every admin action.
 var AdminActions = []AdminAction{AdminDisable, AdminEnable, AdminDelete, AdminRevokeSessions, AdminRevokeToken,
-	AdminPromote, AdminDemote, AdminResetTwoFactor}
+	AdminPromote, AdminDemote, AdminResetTwoFactor, AdminSendReset}
 
 // AdminActor is who performs an admin action: an admin signed in on the web
 // (ID is the account), or the operator on the command line (ID 0).

@@ -17,6 +17,9 @@ type UserSummary = store.UserSummary
 // Stats is the instance overview of the admin pages.
 type Stats = store.Stats
 
+// OutboxStats counts the outbox, for the admin overview.
+type OutboxStats = store.OutboxStats
+
 // Messages of the admin actions.
 const (
 	MsgNotAdmin   = "Only administrators may do this."
@@ -35,7 +38,30 @@ func (s *Service) Administer(ctx context.Context, actor push.AdminActor, action 
 	if actor.ID != 0 && actor.ID == targetID {
 		return "", push.Errorf(push.CodeForbidden, "%s", MsgNotYourOwn)
 	}
+	if action == push.AdminSendReset {
+		return "", push.Errorf(push.CodeBadRequest, "a password reset is sent by AdminSendReset")
+	}
 	return s.store.Administer(ctx, actor, action, targetID, s.Now())
+}
+
+// AdminSendReset emails the account targetID a password reset link naming
+// origin, for an admin, as the account's owner would get it from "Forgot
+// your password?" (the same limits per client and address apply). The
+// action is logged first, in the admin log's transaction that checks the
+// actor is still an admin; it returns the account's email. CodeNotFound
+// when the instance sends no email.
+func (s *Service) AdminSendReset(ctx context.Context, actor push.AdminActor, targetID int64, origin string) (string, error) {
+	if s.mail == nil {
+		return "", errMailOff
+	}
+	if actor.ID != 0 && actor.ID == targetID {
+		return "", push.Errorf(push.CodeForbidden, "%s", MsgNotYourOwn)
+	}
+	email, err := s.store.Administer(ctx, actor, push.AdminSendReset, targetID, s.Now())
+	if err != nil {
+		return "", err
+	}
+	return email, s.requestByAddress(ctx, kindReset, email, origin, push.Meta{IP: actor.IP})
 }
 
 // UserByID finds an account; CodeNotFound when there is none.

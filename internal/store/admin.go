@@ -83,6 +83,9 @@ func administer(ctx context.Context, tx *Tx, action push.AdminAction, id int64, 
 		return disableTwoFactor(ctx, tx, id, now)
 	case push.AdminDelete:
 		return deleteUser(ctx, tx, id)
+	case push.AdminSendReset:
+		return nil // the service queues the message once this is logged
+
 	default:
 		return push.Errorf(push.CodeBadRequest, "unknown admin action %q", action)
 	}

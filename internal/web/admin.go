@@ -37,6 +37,8 @@ func (s *Server) requireAdmin(w http.ResponseWriter, r *http.Request) *push.User
 // adminOverviewView is what admin.html shows.
 type adminOverviewView struct {
 	Stats            *service.Stats
+	Mail             bool // the server sends email: Outbox counts its outbox
+	Outbox           service.OutboxStats
 	Version          string
 	Settings         []Setting
 	RequireTwoFactor bool
@@ -52,8 +54,14 @@ func (s *Server) adminOverview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.render(w, r, "admin.html", page{Title: "Administration", User: u, Data: adminOverviewView{
-		Stats: st, Version: s.version, Settings: s.inForce, RequireTwoFactor: s.svc.RequireTwoFactor()}})
+	v := adminOverviewView{Stats: st, Mail: s.svc.MailEnabled(), Version: s.version, Settings: s.inForce,
+		RequireTwoFactor: s.svc.RequireTwoFactor()}
+	if v.Mail {
+		if v.Outbox, err = s.svc.Outbox(r.Context()); err != nil {
+			return err
+		}
+	}
+	s.render(w, r, "admin.html", page{Title: "Administration", User: u, Data: v})
 	return nil
 }
 
@@ -146,7 +154,7 @@ func (s *Server) adminUser(w http.ResponseWriter, r *http.Request) error {
 	}
 	v := adminUserView{Target: t, TokenCreated: created, Self: t.ID == u.ID}
 	if !v.Self {
-		for _, a := range offeredActions(t, !created.IsZero()) {
+		for _, a := range offeredActions(t, !created.IsZero(), s.svc.MailEnabled()) {
 			v.Actions = append(v.Actions, adminActionView{Action: a, Question: adminQuestion(a, t.Email),
 				Danger: a != push.AdminEnable && a != push.AdminPromote})
 		}
@@ -155,13 +163,17 @@ func (s *Server) adminUser(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// offeredActions are the actions that would change something for t.
-func offeredActions(t *push.User, hasToken bool) []push.AdminAction {
+// offeredActions are the actions that would change something for t; a
+// password reset is offered where the server sends email.
+func offeredActions(t *push.User, hasToken, mail bool) []push.AdminAction {
 	var out []push.AdminAction
 	if t.Disabled() {
 		out = append(out, push.AdminEnable)
 	} else {
 		out = append(out, push.AdminDisable, push.AdminRevokeSessions)
+	}
+	if mail {
+		out = append(out, push.AdminSendReset)
 	}
 	if hasToken {
 		out = append(out, push.AdminRevokeToken)
@@ -187,6 +199,7 @@ var adminDone = map[push.AdminAction]string{
 	push.AdminPromote:        "now an administrator",
 	push.AdminDemote:         "no longer an administrator",
 	push.AdminResetTwoFactor: "two-factor authentication turned off",
+	push.AdminSendReset:      "a password reset link is on its way",
 }
 
 // adminAct serves POST /admin/users/{id}/{action}, once confirmed.
@@ -214,7 +227,13 @@ func (s *Server) adminAct(w http.ResponseWriter, r *http.Request) error {
 	if !s.confirmed(w, r, adminQuestion(action, t.Email), back, false) {
 		return nil
 	}
-	email, err := s.svc.Administer(r.Context(), push.AdminActor{ID: u.ID, Name: u.Email, IP: s.meta(r).IP}, action, t.ID)
+	actor := push.AdminActor{ID: u.ID, Name: u.Email, IP: s.meta(r).IP}
+	var email string
+	if action == push.AdminSendReset {
+		email, err = s.svc.AdminSendReset(r.Context(), actor, t.ID, s.origin(r))
+	} else {
+		email, err = s.svc.Administer(r.Context(), actor, action, t.ID)
+	}
 	switch push.ErrorCode(err) {
 	case "":
 	case push.CodeNotFound:

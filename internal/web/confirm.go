@@ -52,6 +52,10 @@ func adminQuestion(action push.AdminAction, email string) question {
 		return question{"Make " + email + " an administrator?", "An administrator can do everything these pages offer to every other account.", "Make administrator"}
 	case push.AdminDemote:
 		return question{"Remove the administrator role of " + email + "?", "The account stays, without access to these pages.", "Remove the role"}
+	case push.AdminSendReset:
+		return question{"Email a password reset link to " + email + "?",
+			"The account gets a link to choose a new password, good for an hour. Its password keeps working until the link is used.",
+			"Send the link"}
 	case push.AdminResetTwoFactor:
 		return question{"Turn off two-factor authentication for " + email + "?",
 			"The account then signs in with its password alone until it sets up a second factor again (at once, if this server requires one). Its recovery codes stop working.",
