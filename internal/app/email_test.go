@@ -589,3 +589,55 @@ func TestUserSetPassword(t *testing.T) {
 		t.Errorf("the new password: %d", r.status)
 	}
 }
+
+// A delivery's failure shows in the log (without the address or the
+// link) and in the metrics; so does a success.
+func TestEmailFailuresInLogAndMetrics(t *testing.T) {
+	mp := mailtest.Start(t, mailtest.Options{Chaos: true})
+	maddr := freeAddr(t)
+	srv := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir(), "HUSH_METRICS_ADDR": maddr, "HUSH_SWEEP_INTERVAL": "1s",
+		"HUSH_SMTP_ADDRESS": mp.Host, "HUSH_SMTP_PORT": strconv.Itoa(mp.Port), "HUSH_SMTP_FROM": "hush@example.com"})
+	p := newPeer(t, srv.url, 1)
+	p.signUp("metered@example.com", "password metered")
+	mp.SetFailure(t, 550)
+	p.form("/users/password/new", url.Values{"email": {"metered@example.com"}})
+	metrics := func(want ...string) string {
+		t.Helper()
+		var text string
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			_, text = get(t, "http://"+maddr+"/metrics")
+			all := true
+			for _, w := range want {
+				all = all && strings.Contains(text, w)
+			}
+			if all {
+				return text
+			}
+		}
+		t.Errorf("metrics lack %q:\n%s", want, grepLines(text, "hush_outbox"))
+		return text
+	}
+	metrics(`hush_outbox_deliveries_total{kind="password_reset",result="failed"} 1`, `hush_outbox_messages{state="failed"} 1`)
+	log := srv.log.String()
+	if !strings.Contains(log, "outbox: a message could not be delivered and is given up") || !strings.Contains(log, "kind=password_reset") {
+		t.Errorf("no failure in the log:\n%s", log)
+	}
+	if strings.Contains(log, "metered@example.com") || strings.Contains(log, "reset_password_token") {
+		t.Errorf("the log names the address or the link:\n%s", grepLines(log, "outbox"))
+	}
+	mp.SetFailure(t, 0)
+	p.form("/users/password/new", url.Values{"email": {"metered@example.com"}})
+	mp.Wait(t, "metered@example.com", 1, 10*time.Second)
+	metrics(`hush_outbox_deliveries_total{kind="password_reset",result="sent"} 1`, `hush_outbox_messages{state="pending"} 0`)
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
