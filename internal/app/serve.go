@@ -36,6 +36,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	tuneGC(e.getenv, secure.DefaultArgon())
 	srv, err := newServer(ctx, cfg, newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel), clock)
 	if err != nil {
 		return err

@@ -58,6 +58,9 @@ func DefaultArgon() *Argon {
 	return NewArgon(2, 19456, 1, runtime.NumCPU())
 }
 
+// Concurrency is how many derivations run at once at most (0: no bound).
+func (a *Argon) Concurrency() int { return cap(a.sem) }
+
 // acquire takes a computation slot, or returns ctx.Err() if ctx is done
 // first. A nil semaphore (zero Argon) means no bound.
 func (a *Argon) acquire(ctx context.Context) error {

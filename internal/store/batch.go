@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // batcher commits the write transactions of concurrent requests together
@@ -64,8 +66,7 @@ func (b *batcher) close() {
 
 // inBatch runs fn in a write transaction, possibly shared with the bodies of
 // other concurrent calls, and returns once that transaction has committed
-// (nil) or fn's own error. Without a batcher (PostgreSQL, where writers do
-// not wait for one another) it is inTx.
+// (nil) or fn's own error. Without a batcher it is inTx.
 func (s *Store) inBatch(ctx context.Context, fn func(*Tx) error) error {
 	b := s.batch
 	if b == nil {
@@ -171,8 +172,20 @@ func (b *batcher) commitJobs(live []*job) {
 				}
 				ran = append(ran, j)
 			}
+			// A caller that left while the bodies ran (waiting on a row
+			// lock, say) must not have its write committed: the others
+			// go again without it.
+			for _, j := range ran {
+				if j.ctx.Err() != nil {
+					return errCallerGone
+				}
+			}
 			return nil
 		})
+		if errors.Is(err, errCallerGone) {
+			live = stillWaited(live)
+			continue
+		}
 		if err == nil {
 			b.shared.Add(int64(len(ran)))
 			for _, j := range ran {
@@ -184,7 +197,7 @@ func (b *batcher) commitJobs(live []*job) {
 			return
 		}
 		if failed < 0 {
-			if _, ok := FaultOf(err); ok {
+			if _, ok := FaultOf(err); ok && !conflict(err) {
 				// The database is busy, full or gone: one by one, each
 				// would wait and fail the same way.
 				for _, j := range live {
@@ -203,6 +216,24 @@ func (b *batcher) commitJobs(live []*job) {
 	}
 }
 
+// errCallerGone marks a batch abandoned because a caller whose body ran
+// left before the commit.
+var errCallerGone = errors.New("a caller of the batch left before its commit")
+
+// stillWaited answers the jobs whose callers have gone (nothing of theirs
+// was committed) and returns the others.
+func stillWaited(jobs []*job) []*job {
+	live := jobs[:0:0]
+	for _, j := range jobs {
+		if err := j.ctx.Err(); err != nil {
+			j.err <- err
+			continue
+		}
+		live = append(live, j)
+	}
+	return live
+}
+
 // alone runs one job in a transaction of its own, unless its caller has
 // gone. The caller is asked again inside the transaction, once the write
 // lock is held: waiting for it (a busy database, a long checkpoint, another
@@ -216,8 +247,20 @@ func (b *batcher) alone(j *job) error {
 		if err := j.ctx.Err(); err != nil {
 			return err
 		}
-		return j.run(tx)
+		if err := j.run(tx); err != nil {
+			return err
+		}
+		return j.ctx.Err() // left while its body ran: nothing is committed
 	})
+}
+
+// conflict reports whether err is PostgreSQL's answer to transactions that
+// got in each other's way (a deadlock, a serialization failure): the
+// bodies of a shared transaction then run again alone, where they cannot
+// deadlock with one another.
+func conflict(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
 }
 
 // run runs the job's body. A panic becomes the job's error, as net/http
