@@ -160,8 +160,12 @@ func TestEmailPasswordReset(t *testing.T) {
 			t.Errorf("token %.20q: %d", bad, r.status)
 		}
 	}
-	if r := stranger.form("/users/password/new", url.Values{"email": {"a@b.example\r\nBcc: evil@example.net"}}); r.status != http.StatusUnprocessableEntity {
-		t.Errorf("an address with a header in it: %d", r.status)
+	for _, bad := range []string{"a@b.example\r\nBcc: evil@example.net", "a@b.example, c@d.example", strings.Repeat("a", 300) + "@b.example",
+		strings.Repeat("a", 200000) + "@b.example", "\x00@b.example", ""} {
+		r := stranger.form("/users/password/new", url.Values{"email": {bad}})
+		if r.status != http.StatusUnprocessableEntity && r.status != http.StatusRequestEntityTooLarge {
+			t.Errorf("reset for %.30q: %d", bad, r.status)
+		}
 	}
 }
 
@@ -187,6 +191,18 @@ func TestEmailResetLimit(t *testing.T) {
 	}
 	if got := len(mp.Wait(t, "limit@example.com", 3, 10*time.Second)); got != 3 {
 		t.Errorf("%d messages", got)
+	}
+	// Sent together, from one client: the allowance holds.
+	p.signUp("burst@example.com", "password burst")
+	c := burst(12, func(int) int {
+		return newPeer(t, srv.url, 7).form("/users/password/new", url.Values{"email": {"burst@example.com"}}).status
+	})
+	if c.get(200) != 3 || c.get(429) != 9 {
+		t.Errorf("a burst of 12: %d accepted, %d refused; want 3, 9", c.get(200), c.get(429))
+	}
+	time.Sleep(500 * time.Millisecond)
+	if got := len(mp.Wait(t, "burst@example.com", 3, 10*time.Second)); got != 3 {
+		t.Errorf("%d messages after the burst, want 3", got)
 	}
 }
 
