@@ -1,6 +1,8 @@
 package app
 
 import (
+	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -14,12 +16,15 @@ import (
 	"hush/internal/mailtest"
 )
 
-// mailServe runs hush serve with its email sent to a fresh Mailpit.
+// mailServe runs hush serve with its email sent to a fresh Mailpit, at a
+// fixed address that is its HUSH_BASE_URL (required with email).
 func mailServe(t *testing.T, extra map[string]string) (*served, *mailtest.Server, map[string]string) {
 	t.Helper()
 	mp := mailtest.Start(t, mailtest.Options{})
-	env := map[string]string{"HUSH_DATA_DIR": t.TempDir(), "PWP__MAIL__SMTP_ADDRESS": mp.Host,
-		"PWP__MAIL__SMTP_PORT": strconv.Itoa(mp.Port), "PWP__MAIL__MAILER_SENDER": `"Hush" <hush@example.com>`}
+	addr := freeAddr(t)
+	env := map[string]string{"HUSH_DATA_DIR": t.TempDir(), "HUSH_ADDR": addr, "HUSH_BASE_URL": "http://" + addr,
+		"PWP__MAIL__SMTP_ADDRESS": mp.Host,
+		"PWP__MAIL__SMTP_PORT":    strconv.Itoa(mp.Port), "PWP__MAIL__MAILER_SENDER": `"Hush" <hush@example.com>`}
 	for k, v := range extra {
 		env[k] = v
 	}
@@ -532,8 +537,8 @@ func holdingSMTP(t *testing.T) int {
 // The outbox survives a restart: a message whose delivery was cut short
 // by the server's stop is given back, and the next start delivers it.
 func TestEmailOutboxSurvivesRestart(t *testing.T) {
-	dir := t.TempDir()
-	env := map[string]string{"HUSH_DATA_DIR": dir, "PWP__MAIL__SMTP_ADDRESS": "127.0.0.1",
+	dir, addr := t.TempDir(), freeAddr(t)
+	env := map[string]string{"HUSH_DATA_DIR": dir, "HUSH_ADDR": addr, "HUSH_BASE_URL": "http://" + addr, "PWP__MAIL__SMTP_ADDRESS": "127.0.0.1",
 		"PWP__MAIL__SMTP_PORT": strconv.Itoa(holdingSMTP(t)), "PWP__MAIL__MAILER_SENDER": "hush@example.com",
 		"HUSH_SMTP_READ_TIMEOUT": "30", "PWP__MAIL__SMTP_OPEN_TIMEOUT": "30"}
 	srv := startServe(t, env)
@@ -610,8 +615,9 @@ func TestUserSetPassword(t *testing.T) {
 // link) and in the metrics; so does a success.
 func TestEmailFailuresInLogAndMetrics(t *testing.T) {
 	mp := mailtest.Start(t, mailtest.Options{Chaos: true})
-	maddr := freeAddr(t)
+	maddr, addr := freeAddr(t), freeAddr(t)
 	srv := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir(), "HUSH_METRICS_ADDR": maddr, "HUSH_SWEEP_INTERVAL": "1s",
+		"HUSH_ADDR": addr, "HUSH_BASE_URL": "http://" + addr,
 		"HUSH_SMTP_ADDRESS": mp.Host, "HUSH_SMTP_PORT": strconv.Itoa(mp.Port), "HUSH_SMTP_FROM": "hush@example.com"})
 	p := newPeer(t, srv.url, 1)
 	p.signUp("metered@example.com", "password metered")
@@ -656,4 +662,38 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// Password reset poisoning: a reset asked for with another site's name in
+// the Host header still emails a link to the instance (HUSH_BASE_URL),
+// and serve refuses to send email without one.
+func TestEmailResetHostHeader(t *testing.T) {
+	srv, mp, env := mailServe(t, nil)
+	newPeer(t, srv.url, 1).signUp("victim@example.com", "password victim")
+	req, _ := http.NewRequest(http.MethodPost, srv.url+"/users/password/new", strings.NewReader("email=victim%40example.com"))
+	req.Host = "evil.example"
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Forwarded-Host", "evil.example")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("reset: %d", res.StatusCode)
+	}
+	m := mp.Wait(t, "victim@example.com", 1, 10*time.Second)[0]
+	link := linkIn(t, m, "/users/password/edit")
+	if !strings.HasPrefix(link, env["HUSH_BASE_URL"]+"/") || strings.Contains(m.Text+m.HTML, "evil.example") {
+		t.Errorf("the link names %s:\n%s", link, m.Text)
+	}
+	delete(env, "HUSH_BASE_URL")
+	env["HUSH_ADDR"] = "127.0.0.1:0"
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var errOut syncBuffer
+	code := Main(ctx, []string{"hush", "serve"}, envFrom(withDB(t, env)), strings.NewReader(""), io.Discard, &errOut)
+	if code == 0 || !strings.Contains(errOut.String(), "needs HUSH_BASE_URL") {
+		t.Errorf("serve with email and no base URL: %d %q", code, errOut.String())
+	}
 }

@@ -22,7 +22,7 @@ func TestMailSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := mustLoad(t, nil, map[string]string{
-		"PWP__MAIL__SMTP_ADDRESS": "smtp.example.com", "PWP__MAIL__SMTP_PORT": "2525",
+		"HUSH_BASE_URL": "https://hush.example", "PWP__MAIL__SMTP_ADDRESS": "smtp.example.com", "PWP__MAIL__SMTP_PORT": "2525",
 		"PWP__MAIL__SMTP_USER_NAME": "pwp-user", "HUSH_SMTP_USER_NAME": "hush-user",
 		"PWP__MAIL__SMTP_PASSWORD_FILE": pwFile, "PWP__MAIL__SMTP_AUTHENTICATION": ":login",
 		"PWP__MAIL__SMTP_STARTTLS": "true", "PWP__MAIL__MAILER_SENDER": `"Hush" <hush@example.com>`,
@@ -43,7 +43,7 @@ func TestMailSettings(t *testing.T) {
 	}
 
 	// Implicit TLS takes port 465; a user name alone means plain.
-	c = mustLoad(t, nil, map[string]string{"HUSH_SMTP_ADDRESS": "mail.example.com", "HUSH_SMTP_TLS": "true",
+	c = mustLoad(t, nil, map[string]string{"PWP__OVERRIDE_BASE_URL": "https://hush.example", "HUSH_SMTP_ADDRESS": "mail.example.com", "HUSH_SMTP_TLS": "true",
 		"HUSH_SMTP_FROM": "hush@example.com", "HUSH_SMTP_USER_NAME": "u", "HUSH_SMTP_PASSWORD": "p",
 		"PWP__MAIL__SMTP_ENABLE_STARTTLS_AUTO": "false", "PWP__MAIL__SMTP_OPENSSL_VERIFY_MODE": "none"})
 	if m := c.Mail; m.Port != 465 || !m.TLS || m.Auth != "plain" || m.StartTLS != "off" || !m.SkipVerify {
@@ -51,7 +51,7 @@ func TestMailSettings(t *testing.T) {
 	}
 	// Auto-dispatch follows PWP__NOTIFY_BY_EMAIL__ENABLED and web sign-in,
 	// as Password Pusher's.
-	base := map[string]string{"HUSH_SMTP_ADDRESS": "mail.example.com", "HUSH_SMTP_FROM": "hush@example.com"}
+	base := map[string]string{"HUSH_BASE_URL": "https://hush.example", "HUSH_SMTP_ADDRESS": "mail.example.com", "HUSH_SMTP_FROM": "hush@example.com"}
 	for k, v := range map[string]string{"PWP__NOTIFY_BY_EMAIL__ENABLED": "false", "PWP__DISABLE_LOGINS": "true"} {
 		env := map[string]string{k: v}
 		for bk, bv := range base {
@@ -73,7 +73,7 @@ func TestMailSettings(t *testing.T) {
 // Invalid mail settings stop start-up with a message naming the setting,
 // and never the password.
 func TestMailErrors(t *testing.T) {
-	base := map[string]string{"HUSH_SMTP_ADDRESS": "mail.example.com", "HUSH_SMTP_FROM": "hush@example.com"}
+	base := map[string]string{"HUSH_BASE_URL": "https://hush.example", "HUSH_SMTP_ADDRESS": "mail.example.com", "HUSH_SMTP_FROM": "hush@example.com"}
 	for _, tc := range []struct {
 		env  map[string]string
 		want string
@@ -82,6 +82,8 @@ func TestMailErrors(t *testing.T) {
 		{map[string]string{"PWP__ENABLE_USER_ACCOUNT_EMAILS": "true"}, "PWP__ENABLE_USER_ACCOUNT_EMAILS=true needs an SMTP server"},
 		{map[string]string{"PWP__SIGNUP_EMAIL_REGEXP": `(?<=a)b`}, "PWP__SIGNUP_EMAIL_REGEXP"},
 		{map[string]string{"HUSH_SMTP_ADDRESS": "mail.example.com"}, "HUSH_SMTP_FROM (or PWP__MAIL__MAILER_SENDER) is required"},
+		// A link must name the instance, never a request's Host (D36).
+		{map[string]string{"HUSH_SMTP_ADDRESS": "mail.example.com", "HUSH_SMTP_FROM": "hush@example.com"}, "HUSH_SMTP_ADDRESS needs HUSH_BASE_URL"},
 		{merge(base, "HUSH_SMTP_PORT", "smtp"), "HUSH_SMTP_PORT"},
 		{merge(base, "HUSH_SMTP_PORT", "70000"), "HUSH_SMTP_PORT"},
 		{merge(base, "HUSH_SMTP_ADDRESS", "mail.example.com:587"), "HUSH_SMTP_ADDRESS"},
