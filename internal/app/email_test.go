@@ -1,6 +1,8 @@
 package app
 
 import (
+	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -14,12 +16,15 @@ import (
 	"hush/internal/mailtest"
 )
 
-// mailServe runs hush serve with its email sent to a fresh Mailpit.
+// mailServe runs hush serve with its email sent to a fresh Mailpit, at a
+// fixed address that is its HUSH_BASE_URL (required with email).
 func mailServe(t *testing.T, extra map[string]string) (*served, *mailtest.Server, map[string]string) {
 	t.Helper()
 	mp := mailtest.Start(t, mailtest.Options{})
-	env := map[string]string{"HUSH_DATA_DIR": t.TempDir(), "PWP__MAIL__SMTP_ADDRESS": mp.Host,
-		"PWP__MAIL__SMTP_PORT": strconv.Itoa(mp.Port), "PWP__MAIL__MAILER_SENDER": `"Hush" <hush@example.com>`}
+	addr := freeAddr(t)
+	env := map[string]string{"HUSH_DATA_DIR": t.TempDir(), "HUSH_ADDR": addr, "HUSH_BASE_URL": "http://" + addr,
+		"PWP__MAIL__SMTP_ADDRESS": mp.Host,
+		"PWP__MAIL__SMTP_PORT":    strconv.Itoa(mp.Port), "PWP__MAIL__MAILER_SENDER": `"Hush" <hush@example.com>`}
 	for k, v := range extra {
 		env[k] = v
 	}
@@ -160,8 +165,12 @@ func TestEmailPasswordReset(t *testing.T) {
 			t.Errorf("token %.20q: %d", bad, r.status)
 		}
 	}
-	if r := stranger.form("/users/password/new", url.Values{"email": {"a@b.example\r\nBcc: evil@example.net"}}); r.status != http.StatusUnprocessableEntity {
-		t.Errorf("an address with a header in it: %d", r.status)
+	for _, bad := range []string{"a@b.example\r\nBcc: evil@example.net", "a@b.example, c@d.example", strings.Repeat("a", 300) + "@b.example",
+		strings.Repeat("a", 200000) + "@b.example", "\x00@b.example", ""} {
+		r := stranger.form("/users/password/new", url.Values{"email": {bad}})
+		if r.status != http.StatusUnprocessableEntity && r.status != http.StatusRequestEntityTooLarge {
+			t.Errorf("reset for %.30q: %d", bad, r.status)
+		}
 	}
 }
 
@@ -187,6 +196,18 @@ func TestEmailResetLimit(t *testing.T) {
 	}
 	if got := len(mp.Wait(t, "limit@example.com", 3, 10*time.Second)); got != 3 {
 		t.Errorf("%d messages", got)
+	}
+	// Sent together, from one client: the allowance holds.
+	p.signUp("burst@example.com", "password burst")
+	c := burst(12, func(int) int {
+		return newPeer(t, srv.url, 7).form("/users/password/new", url.Values{"email": {"burst@example.com"}}).status
+	})
+	if c.get(200) != 3 || c.get(429) != 9 {
+		t.Errorf("a burst of 12: %d accepted, %d refused; want 3, 9", c.get(200), c.get(429))
+	}
+	time.Sleep(500 * time.Millisecond)
+	if got := len(mp.Wait(t, "burst@example.com", 3, 10*time.Second)); got != 3 {
+		t.Errorf("%d messages after the burst, want 3", got)
 	}
 }
 
@@ -516,8 +537,8 @@ func holdingSMTP(t *testing.T) int {
 // The outbox survives a restart: a message whose delivery was cut short
 // by the server's stop is given back, and the next start delivers it.
 func TestEmailOutboxSurvivesRestart(t *testing.T) {
-	dir := t.TempDir()
-	env := map[string]string{"HUSH_DATA_DIR": dir, "PWP__MAIL__SMTP_ADDRESS": "127.0.0.1",
+	dir, addr := t.TempDir(), freeAddr(t)
+	env := map[string]string{"HUSH_DATA_DIR": dir, "HUSH_ADDR": addr, "HUSH_BASE_URL": "http://" + addr, "PWP__MAIL__SMTP_ADDRESS": "127.0.0.1",
 		"PWP__MAIL__SMTP_PORT": strconv.Itoa(holdingSMTP(t)), "PWP__MAIL__MAILER_SENDER": "hush@example.com",
 		"HUSH_SMTP_READ_TIMEOUT": "30", "PWP__MAIL__SMTP_OPEN_TIMEOUT": "30"}
 	srv := startServe(t, env)
@@ -587,5 +608,92 @@ func TestUserSetPassword(t *testing.T) {
 	}
 	if r := p.signIn("setpw@example.com", "password second"); r.status != http.StatusSeeOther {
 		t.Errorf("the new password: %d", r.status)
+	}
+}
+
+// A delivery's failure shows in the log (without the address or the
+// link) and in the metrics; so does a success.
+func TestEmailFailuresInLogAndMetrics(t *testing.T) {
+	mp := mailtest.Start(t, mailtest.Options{Chaos: true})
+	maddr, addr := freeAddr(t), freeAddr(t)
+	srv := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir(), "HUSH_METRICS_ADDR": maddr, "HUSH_SWEEP_INTERVAL": "1s",
+		"HUSH_ADDR": addr, "HUSH_BASE_URL": "http://" + addr,
+		"HUSH_SMTP_ADDRESS": mp.Host, "HUSH_SMTP_PORT": strconv.Itoa(mp.Port), "HUSH_SMTP_FROM": "hush@example.com"})
+	p := newPeer(t, srv.url, 1)
+	p.signUp("metered@example.com", "password metered")
+	mp.SetFailure(t, 550)
+	p.form("/users/password/new", url.Values{"email": {"metered@example.com"}})
+	metrics := func(want ...string) string {
+		t.Helper()
+		var text string
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			_, text = get(t, "http://"+maddr+"/metrics")
+			all := true
+			for _, w := range want {
+				all = all && strings.Contains(text, w)
+			}
+			if all {
+				return text
+			}
+		}
+		t.Errorf("metrics lack %q:\n%s", want, grepLines(text, "hush_outbox"))
+		return text
+	}
+	metrics(`hush_outbox_deliveries_total{kind="password_reset",result="failed"} 1`, `hush_outbox_messages{state="failed"} 1`)
+	log := srv.log.String()
+	if !strings.Contains(log, "outbox: a message could not be delivered and is given up") || !strings.Contains(log, "kind=password_reset") {
+		t.Errorf("no failure in the log:\n%s", log)
+	}
+	if strings.Contains(log, "metered@example.com") || strings.Contains(log, "reset_password_token") {
+		t.Errorf("the log names the address or the link:\n%s", grepLines(log, "outbox"))
+	}
+	mp.SetFailure(t, 0)
+	p.form("/users/password/new", url.Values{"email": {"metered@example.com"}})
+	mp.Wait(t, "metered@example.com", 1, 10*time.Second)
+	metrics(`hush_outbox_deliveries_total{kind="password_reset",result="sent"} 1`, `hush_outbox_messages{state="pending"} 0`)
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// Password reset poisoning: a reset asked for with another site's name in
+// the Host header still emails a link to the instance (HUSH_BASE_URL),
+// and serve refuses to send email without one.
+func TestEmailResetHostHeader(t *testing.T) {
+	srv, mp, env := mailServe(t, nil)
+	newPeer(t, srv.url, 1).signUp("victim@example.com", "password victim")
+	req, _ := http.NewRequest(http.MethodPost, srv.url+"/users/password/new", strings.NewReader("email=victim%40example.com"))
+	req.Host = "evil.example"
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Forwarded-Host", "evil.example")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("reset: %d", res.StatusCode)
+	}
+	m := mp.Wait(t, "victim@example.com", 1, 10*time.Second)[0]
+	link := linkIn(t, m, "/users/password/edit")
+	if !strings.HasPrefix(link, env["HUSH_BASE_URL"]+"/") || strings.Contains(m.Text+m.HTML, "evil.example") {
+		t.Errorf("the link names %s:\n%s", link, m.Text)
+	}
+	delete(env, "HUSH_BASE_URL")
+	env["HUSH_ADDR"] = "127.0.0.1:0"
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var errOut syncBuffer
+	code := Main(ctx, []string{"hush", "serve"}, envFrom(withDB(t, env)), strings.NewReader(""), io.Discard, &errOut)
+	if code == 0 || !strings.Contains(errOut.String(), "needs HUSH_BASE_URL") {
+		t.Errorf("serve with email and no base URL: %d %q", code, errOut.String())
 	}
 }

@@ -85,6 +85,12 @@ func loadMail(s *source, c *Config) error {
 	if strings.ContainsAny(host, "/:@ ") {
 		errs = append(errs, fmt.Errorf("%s: %q must be a host name or address alone (the port is HUSH_SMTP_PORT)", hostName, host))
 	}
+	if c.BaseURL == "" {
+		// A link emailed must name the instance itself: a request's Host
+		// header is the client's to choose, and a password reset asked for
+		// with another site's name would send the victim's link there.
+		errs = append(errs, fmt.Errorf("%s needs HUSH_BASE_URL (or PWP__OVERRIDE_BASE_URL): the links Hush emails name the instance's address, never the one a request names", hostName))
+	}
 	errs = append(errs, loadMailSecurity(s, m), loadMailAuth(s, m), loadMailTimeouts(s, m))
 	if v, name, ok := smtpFrom.get(s); ok {
 		if a, err := mail.ParseAddress(v); err != nil || strings.ContainsAny(a.Address, " <>\"") || !strings.Contains(a.Address, "@") {

@@ -50,7 +50,7 @@ func usageRows() []usageRow {
 		{"PWP__ENABLE_URL_PUSHES", "", "true", "enable URL pushes"},
 		{"PWP__ENABLE_QR_PUSHES", "", "true", "enable QR code pushes"},
 		{"PWP__FILES__MAX_FILE_UPLOADS", "", "10", "maximum number of files per push (>= 0)"},
-		{"HUSH_SMTP_ADDRESS", "", "(none: no email)", "SMTP server host; alias PWP__MAIL__SMTP_ADDRESS. Set it to send email"},
+		{"HUSH_SMTP_ADDRESS", "", "(none: no email)", "SMTP server host; alias PWP__MAIL__SMTP_ADDRESS. Set it, with HUSH_BASE_URL, to send email"},
 		{"HUSH_SMTP_PORT", "", "587 (465 with HUSH_SMTP_TLS)", "SMTP port; alias PWP__MAIL__SMTP_PORT"},
 		{"HUSH_SMTP_FROM", "", "(required with email)", "sender, \"Name <address>\" or an address; alias PWP__MAIL__MAILER_SENDER"},
 		{"HUSH_SMTP_USER_NAME", "", "(none)", "SMTP user name; alias PWP__MAIL__SMTP_USER_NAME"},

@@ -72,7 +72,7 @@ func (s *Service) SignUp(ctx context.Context, email, password, confirm string, m
 // SignUpInput is one sign-up.
 type SignUpInput struct {
 	Email, Password, Confirm string
-	Origin                   string // scheme://host a confirmation link names; "": the instance's fixed origin
+	Origin                   string // the request's scheme://host, for a confirmation link where the instance has no fixed origin
 	Meta                     push.Meta
 }
 
@@ -117,10 +117,7 @@ func (s *Service) SignUpWith(ctx context.Context, in SignUpInput) (*push.User, e
 // signUpPending creates an account that awaits confirmation and queues its
 // confirmation link.
 func (s *Service) signUpPending(ctx context.Context, email, hash, origin string, now time.Time) (*push.User, error) {
-	if origin == "" {
-		origin = s.origin
-	}
-	msg, err := s.queued(kindConfirm, addressJob{Email: email, Origin: origin})
+	msg, err := s.queued(kindConfirm, addressJob{Email: email, Origin: s.linkOrigin(origin)})
 	if err != nil {
 		return nil, err
 	}

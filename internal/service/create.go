@@ -29,8 +29,9 @@ type CreateInput struct {
 	Request *push.CreateRequest
 	Uploads *Uploads // the request's files; nil: none
 	Meta    push.Meta
-	// Origin is scheme://host of the link emailed to the recipients the
-	// request names (notify_emails_to); "": the instance's fixed origin.
+	// Origin is the request's scheme://host, for the link emailed to the
+	// recipients it names (notify_emails_to) where the instance has no
+	// fixed origin (linkOrigin).
 	Origin string
 }
 

@@ -86,6 +86,17 @@ func (s *Service) queueEmail(m mail.Message) (store.OutboxMessage, error) {
 	return s.queued(kindEmail, emailJob{Message: m})
 }
 
+// linkOrigin is the origin the links of a message name: the instance's
+// fixed origin whenever it has one (hush serve requires it with email),
+// never the one a request names, which is its sender's to choose; the
+// request's only for a service built without one (tests).
+func (s *Service) linkOrigin(requested string) string {
+	if s.origin != "" {
+		return s.origin
+	}
+	return requested
+}
+
 // wake tells this instance's outbox worker that a message was queued.
 func (s *Service) wake() {
 	select {

@@ -49,9 +49,7 @@ func (s *Service) notice(u *push.User, p *push.Push, to []string, origin string,
 	if len(to) == 0 {
 		return nil, nil
 	}
-	if origin == "" {
-		origin = s.origin
-	}
+	origin = s.linkOrigin(origin)
 	if u == nil || origin == "" || p.URLToken == "" {
 		return nil, fmt.Errorf("notify: an owner, an origin and the link are needed")
 	}
@@ -101,7 +99,7 @@ type NotifyInput struct {
 	Token  string
 	To     string // comma-separated addresses
 	Locale string
-	Origin string // scheme://host of the link
+	Origin string // the request's scheme://host, where the instance has no fixed origin
 	Meta   push.Meta
 }
 

@@ -54,7 +54,8 @@ type addressJob struct {
 }
 
 // RequestPasswordReset queues a password reset for email, whose link will
-// name origin (scheme://host). It answers the same whether or not the
+// name the instance's fixed origin (origin, the request's, only where it
+// has none: linkOrigin). It answers the same whether or not the
 // address has an account, after the same work; CodeTooMany when the
 // address or the client asked too often.
 func (s *Service) RequestPasswordReset(ctx context.Context, email, origin string, m push.Meta) error {
@@ -83,7 +84,7 @@ func (s *Service) requestByAddress(ctx context.Context, kind, email, origin stri
 	if _, err := s.reserve(ctx, now, tooManyMails, mailLimits(kind, clientKey(m.IP), email)...); err != nil {
 		return err
 	}
-	msg, err := s.queued(kind, addressJob{Email: email, Origin: origin})
+	msg, err := s.queued(kind, addressJob{Email: email, Origin: s.linkOrigin(origin)})
 	if err != nil {
 		return err
 	}

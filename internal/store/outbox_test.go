@@ -196,6 +196,11 @@ func TestReceiptsQueued(t *testing.T) {
 	claimView(ctx, s, quiet.ID, ev(push.EventView, t0))
 	anon := createPush(t, s, tok(6), func(p *push.Push) { p.Receipts = all })
 	claimView(ctx, s, anon.ID, ev(push.EventView, t0))
+	// The one-write retrieval queues them as ClaimView does.
+	oneWrite := createPush(t, s, tok(7), func(p *push.Push) { p.UserID, p.Receipts, p.ExpireAfterViews = u.ID, all, 1 })
+	if p, err := s.ClaimByKey(ctx, oneWrite.TokenKey, ev(push.EventView, t0)); p == nil || err != nil {
+		t.Fatal(p, err)
+	}
 	if _, err := s.Sweep(ctx, t0.Add(8*push.Day), 0); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +208,8 @@ func TestReceiptsQueued(t *testing.T) {
 		p     *push.Push
 		event string
 		want  int
-	}{{byHand, "expire", 1}, {swept, "expire", 1}, {lazy, "expire", 1}, {quiet, "view", 1}, {quiet, "expire", 0}, {anon, "view", 0}, {anon, "expire", 0}} {
+	}{{byHand, "expire", 1}, {swept, "expire", 1}, {lazy, "expire", 1}, {quiet, "view", 1}, {quiet, "expire", 0}, {anon, "view", 0}, {anon, "expire", 0},
+		{oneWrite, "view", 1}, {oneWrite, "expire", 1}} {
 		if got := receipts(c.p.ID, c.event); got != c.want {
 			t.Errorf("push %s: %d %s receipts, want %d", c.p.TokenKey, got, c.event, c.want)
 		}
