@@ -34,11 +34,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"error":"internal error"}`)
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	h := w.Header()
+	h["Content-Type"] = jsonContentType // shared, never written (httpx.Baseline)
+	h.Set("Content-Length", strconv.Itoa(len(b)+1))
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
 }
+
+var jsonContentType = []string{"application/json; charset=utf-8"}
 
 var codeStatus = map[push.Code]int{
 	push.CodeBadRequest:      http.StatusBadRequest,

@@ -100,7 +100,7 @@ func (s *Service) openFiles(ctx context.Context, p *push.Push, passKey []byte) (
 	if err != nil || len(files) == 0 {
 		return nil, err
 	}
-	l := newLayers(s.keys, p.URLToken)
+	l := pushLayers(s.keys, p)
 	out := make([]openedFile, 0, len(files))
 	for _, f := range files {
 		if f.KeySealed == nil {

@@ -73,7 +73,7 @@ func (s *Service) claimFirst(ctx context.Context, req RetrieveRequest, now time.
 		return nil, err
 	}
 	p.URLToken = req.Token
-	plain, err := newLayers(s.keys, req.Token).open(purposePayload, "payload", p.PayloadSealed, nil)
+	plain, err := pushLayers(s.keys, p).open(purposePayload, "payload", p.PayloadSealed, nil)
 	if err != nil {
 		return nil, fmt.Errorf("push %d: %w", p.ID, err)
 	}
@@ -155,7 +155,7 @@ func (s *Service) claimAndServe(ctx context.Context, p *push.Push, req RetrieveR
 // passphrase gives its slot back. It returns the payload and the key of the
 // passphrase layer (nil without one).
 func (s *Service) unlock(ctx context.Context, p *push.Push, req RetrieveRequest, now time.Time) (plain, passKey []byte, err error) {
-	l := newLayers(s.keys, p.URLToken)
+	l := pushLayers(s.keys, p)
 	if !p.HasPassphrase {
 		if plain, err = l.open(purposePayload, "payload", p.PayloadSealed, nil); err != nil {
 			return nil, nil, fmt.Errorf("push %d: %w", p.ID, err)

@@ -57,6 +57,15 @@ func newLayers(keys *secure.Keyring, token string) *layers {
 	return &layers{keys: keys, token: token, tokenKey: secure.TokenKey(token), tokenLK: secure.TokenLayerKey(token)}
 }
 
+// pushLayers are the layers of a stored push, whose token key the store
+// gave with it (computed again only when it did not).
+func pushLayers(keys *secure.Keyring, p *push.Push) *layers {
+	if p.TokenKey == "" {
+		return newLayers(keys, p.URLToken)
+	}
+	return &layers{keys: keys, token: p.URLToken, tokenKey: p.TokenKey, tokenLK: secure.TokenLayerKey(p.URLToken)}
+}
+
 // seal seals plain under every layer; passKey adds the passphrase layer.
 func (l *layers) seal(purpose, field string, plain, passKey []byte) ([]byte, error) {
 	ad := innerAD(l.token, field)
@@ -134,7 +143,7 @@ func (s *Service) Note(p *push.Push) (string, error) {
 	if p.URLToken == "" {
 		return "", fmt.Errorf("note of push %d: the url_token is not known", p.ID)
 	}
-	b, err := newLayers(s.keys, p.URLToken).open(purposeNote, "note", p.NoteSealed, nil)
+	b, err := pushLayers(s.keys, p).open(purposeNote, "note", p.NoteSealed, nil)
 	if err != nil {
 		return "", fmt.Errorf("note of push %d: %w", p.ID, err)
 	}
