@@ -1,8 +1,10 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -219,5 +221,47 @@ func TestOutboxInstances(t *testing.T) {
 		if k != 1 {
 			t.Errorf("%s got %d messages", a, k)
 		}
+	}
+}
+
+// Key rotation re-seals what waits in the outbox: after it, a service
+// with the new key alone delivers a message queued under the old one.
+func TestOutboxKeyRotation(t *testing.T) {
+	mp := mailtest.Start(t, mailtest.Options{})
+	clock := testclock.New(t0)
+	st := openTestStore(t, testdb.URL(t))
+	var log deliveryLog
+	old := newMailService(t, st, clock, mp, &log)
+	ctx := context.Background()
+	if _, err := st.CreateUser(ctx, "rotate@example.com", "x", t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.RequestPasswordReset(ctx, "rotate@example.com", "", push.Meta{IP: "192.0.2.1"}); err != nil {
+		t.Fatal(err)
+	}
+	newKey := bytes.Repeat([]byte{9}, 32)
+	both, err := secure.NewKeyring(newKey, testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := st.Reseal(ctx, func(tokenKey string, f store.SealedField, sealed []byte) ([]byte, bool, error) {
+		return Reseal(both, tokenKey, string(f), sealed)
+	})
+	if err != nil || n != 1 {
+		t.Fatalf("reseal: %d changed, %v", n, err)
+	}
+	fresh := newMailService(t, st, clock, mp, &log)
+	if fresh.keys, err = secure.NewKeyring(newKey); err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.DeliverOutbox(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := log.String(); got != "[password_reset:sent]" {
+		t.Errorf("deliveries %s", got)
+	}
+	m := mp.Wait(t, "rotate@example.com", 1, 5*time.Second)[0]
+	if !strings.Contains(m.Text, "https://hush.example/users/password/edit?reset_password_token=") {
+		t.Errorf("message:\n%s", m.Text)
 	}
 }
