@@ -265,3 +265,46 @@ func TestOutboxKeyRotation(t *testing.T) {
 		t.Errorf("message:\n%s", m.Text)
 	}
 }
+
+// A worker whose claim is late (half its lease gone, here by the clock
+// jumping while it delivers) sends nothing more of its batch: once its
+// lease has run out another instance takes the rest, and each message is
+// still sent once.
+func TestOutboxLateBatch(t *testing.T) {
+	mp := mailtest.Start(t, mailtest.Options{})
+	clock := testclock.New(t0)
+	url := testdb.URL(t)
+	var logA, logB deliveryLog
+	a := newMailService(t, openTestStore(t, url), clock, mp, &logA)
+	b := newMailService(t, openTestStore(t, url), clock, mp, &logB)
+	ctx := context.Background()
+	for i := range 3 {
+		m, err := a.queueEmail(mail.Message{To: fmt.Sprintf("late%d@example.org", i), Subject: "s", Text: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.store.Enqueue(ctx, clock.Now(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// After A's first delivery, its lease runs out and B delivers.
+	a.deliveries = func(kind, result string) {
+		logA.add(kind, result)
+		if clock.Now().Equal(t0) {
+			clock.Advance(outboxLease + time.Second)
+			if err := b.DeliverOutbox(ctx); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if err := a.DeliverOutbox(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := logA.String(), logB.String(); a != "[email:sent]" || b != "[email:sent email:sent]" {
+		t.Errorf("deliveries: A %s, B %s", a, b)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := mp.Count(t); n != 3 {
+		t.Errorf("%d messages arrived, want 3", n)
+	}
+}
