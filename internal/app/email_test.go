@@ -544,8 +544,13 @@ func TestEmailOutboxSurvivesRestart(t *testing.T) {
 	srv := startServe(t, env)
 	p := newPeer(t, srv.url, 1)
 	p.signUp("durable@example.com", "password durable")
+	// A request never waits for the SMTP server (here silent for 30 s).
+	asked := time.Now()
 	if r := p.form("/users/password/new", url.Values{"email": {"durable@example.com"}}); r.status != http.StatusOK {
 		t.Fatalf("reset: %d", r.status)
+	}
+	if d := time.Since(asked); d > 3*time.Second {
+		t.Errorf("the reset request took %v", d)
 	}
 	time.Sleep(300 * time.Millisecond) // the worker is now waiting on the silent server
 	start := time.Now()
