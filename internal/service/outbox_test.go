@@ -3,6 +3,7 @@ package service
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -49,8 +50,10 @@ func newMailService(t *testing.T, st *store.Store, clock *testclock.Clock, mp *m
 	if err != nil {
 		t.Fatal(err)
 	}
+	settings := push.DefaultSettings()
+	settings.NotifyByEmail, settings.Receipts = true, true
 	return New(Deps{Store: st, Keys: keys, Argon: secure.NewArgon(1, 64, 1, 0), Now: clock.Now, Mail: sender,
-		Origin: "https://hush.example", Deliveries: log.add}, Limits{Settings: push.DefaultSettings()})
+		Origin: "https://hush.example", Deliveries: log.add}, Limits{Settings: settings})
 }
 
 func TestOutboxWait(t *testing.T) {
@@ -306,5 +309,51 @@ func TestOutboxLateBatch(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	if n := mp.Count(t); n != 3 {
 		t.Errorf("%d messages arrived, want 3", n)
+	}
+}
+
+// Wrong passphrases are reported once per push in the quiet time, then
+// again; from any client.
+func TestFailedPassphraseReceipts(t *testing.T) {
+	mp := mailtest.Start(t, mailtest.Options{})
+	clock := testclock.New(t0)
+	st := openTestStore(t, testdb.URL(t))
+	var log deliveryLog
+	s := newMailService(t, st, clock, mp, &log)
+	ctx := context.Background()
+	u, err := st.CreateUser(ctx, "guarded@example.com", "x", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Create(ctx, CreateInput{User: u, Meta: push.Meta{IP: "192.0.2.1"}, Request: &push.CreateRequest{Payload: "p",
+		Passphrase: "right one", Name: "guarded", ReceiptOnFailedPassphrase: ptr(true), ReceiptOnView: ptr(false)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	guess := func(ip string) {
+		t.Helper()
+		if _, err := s.Retrieve(ctx, c.Push.URLToken, "wrong", nil, push.Meta{IP: ip}); !errors.Is(err, ErrPassphrase) {
+			t.Fatalf("guess: %v", err)
+		}
+	}
+	guess("192.0.2.10")
+	guess("192.0.2.11")
+	clock.Advance(receiptQuiet - time.Second)
+	guess("192.0.2.12")
+	if err := s.DeliverOutbox(ctx); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(2 * time.Second)
+	guess("192.0.2.13")
+	if err := s.DeliverOutbox(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := log.String(); got != "[receipt:sent receipt:sent]" {
+		t.Errorf("deliveries %s, want two receipts", got)
+	}
+	for _, m := range mp.Wait(t, "guarded@example.com", 2, 5*time.Second) {
+		if m.Subject != "A wrong passphrase was tried on your push \u201cguarded\u201d" || strings.Contains(m.Text, c.Push.URLToken) {
+			t.Errorf("receipt %q:\n%s", m.Subject, m.Text)
+		}
 	}
 }
