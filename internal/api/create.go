@@ -33,14 +33,32 @@ func (s *Server) createAndAnswer(w http.ResponseWriter, r *http.Request, user *p
 	if err != nil {
 		return err
 	}
-	c, err := s.svc.Create(r.Context(), service.CreateInput{User: user, Request: req, Uploads: up, Meta: s.meta(r)})
+	c, err := s.svc.Create(r.Context(), service.CreateInput{User: user, Request: req, Uploads: up, Meta: s.meta(r), Origin: s.origin(r)})
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, ownerPushJSON{
+	out := ownerPushJSON{
 		pushJSON: s.render(r, c.Push, &c.Draft.Passphrase),
 		Note:     c.Draft.Note,
 		Name:     c.Draft.Name,
-	})
+	}
+	if req.NotifyEmailsTo == "" {
+		writeJSON(w, http.StatusCreated, out)
+		return nil
+	}
+	// As Password Pusher: the notification fields, as sent, when there
+	// were recipients.
+	var locale *string
+	if req.NotifyEmailsToLocale != "" {
+		locale = &req.NotifyEmailsToLocale
+	}
+	writeJSON(w, http.StatusCreated, notifiedPushJSON{ownerPushJSON: out, NotifyEmailsTo: req.NotifyEmailsTo, NotifyEmailsToLocale: locale})
 	return nil
+}
+
+// notifiedPushJSON is the create variant of a push whose link was emailed.
+type notifiedPushJSON struct {
+	ownerPushJSON
+	NotifyEmailsTo       string  `json:"notify_emails_to"`
+	NotifyEmailsToLocale *string `json:"notify_emails_to_locale"`
 }

@@ -44,12 +44,19 @@ type harness struct {
 // limits before they are built.
 func newHarness(t *testing.T, configure func(*Options, *service.Limits)) *harness {
 	t.Helper()
+	return newHarnessMail(t, configure, nil)
+}
+
+// newHarnessMail is newHarness for a service that sends email through
+// mailer (nil: none).
+func newHarnessMail(t *testing.T, configure func(*Options, *service.Limits), mailer service.Mailer) *harness {
+	t.Helper()
 	opts := Options{MaxBody: 2 << 20, Version: "9.8.7", TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.9.9.9/32")}}
-	env := testenv.New(t, func(l *service.Limits) {
+	env := testenv.NewWithMail(t, func(l *service.Limits) {
 		if configure != nil {
 			configure(&opts, l)
 		}
-	})
+	}, mailer)
 	opts.Service = env.Service
 	s := New(opts)
 	// Mounted as app/serve.go does, behind the edge's baseline headers.

@@ -32,7 +32,7 @@ func needsAuth(p Params) bool {
 // numbers may be JSON numbers or decimal strings, a fraction cut off (null
 // and "" are absent); the duration code is ignored unless it is one;
 // flags are true when their text is on, yes, checked, true or 1; blank
-// notification fields are absent. What cannot be read is collected in the
+// notification fields are absent (docs/decisions.md, D16). What cannot be read is collected in the
 // request's Errors. An unknown kind refuses the whole request with that
 // error alone (docs/decisions.md, D2). fileCount is the number of
 // non-empty files.
@@ -51,11 +51,15 @@ func createRequest(p Params, fileCount int) (*push.CreateRequest, error) {
 	r.Note = textParam(p, "note", errs)
 	r.Name = textParam(p, "name", errs)
 	r.Passphrase = textParam(p, "passphrase", errs)
-	for _, k := range []string{"notify_emails_to", "notify_emails_to_locale"} {
-		if !blank(p[k]) {
-			r.Notify = append(r.Notify, k)
-		}
+	if !blank(p["notify_emails_to"]) {
+		r.NotifyEmailsTo = strings.TrimSpace(textParam(p, "notify_emails_to", errs))
 	}
+	if !blank(p["notify_emails_to_locale"]) {
+		r.NotifyEmailsToLocale = strings.TrimSpace(textParam(p, "notify_emails_to_locale", errs))
+	}
+	r.ReceiptOnView = boolParam(p, push.ReceiptView.Field())
+	r.ReceiptOnFailedPassphrase = boolParam(p, push.ReceiptFailedPassphrase.Field())
+	r.ReceiptOnExpire = boolParam(p, push.ReceiptExpire.Field())
 	r.ExpireAfterDays = intParam(p, "expire_after_days", errs)
 	r.ExpireAfterDuration = durationParam(p)
 	r.ExpireAfterViews = intParam(p, "expire_after_views", errs)

@@ -70,6 +70,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("DELETE /api/v2/pushes/{token}", s.handle(s.expire))
 	mux.Handle("GET /api/v2/pushes/{token}/preview", s.handle(s.preview))
 	mux.Handle("GET /api/v2/pushes/{token}/audit", s.handle(s.audit))
+	mux.Handle("POST /api/v2/pushes/{token}/notify_emails", s.handle(s.notifyEmails))
 	mux.Handle("GET /api/v2/files/{token}/{name}", s.handle(s.download))
 	mux.Handle("GET /api/v2/files/{token}", s.handle(s.download))
 	mux.Handle("/api/", s.handle(func(w http.ResponseWriter, r *http.Request) error {

@@ -39,6 +39,7 @@ func (s *Server) versionV2(w http.ResponseWriter, r *http.Request) error {
 	f.AnonymousAccess = st.AllowAnonymous
 	f.APITokenAuthentication = true
 	f.Pushes.Enabled = true
+	f.Pushes.EmailAutoDispatch = st.NotifyByEmail
 	f.Pushes.FileAttachments.Enabled = st.EnableFilePushes
 	f.Pushes.FileAttachments.RequiresAuthentication = true
 	f.Pushes.URLPushes.Enabled = st.EnableURLPushes

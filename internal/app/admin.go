@@ -7,7 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+
+	"golang.org/x/term"
 
 	"hush/internal/config"
 	"hush/internal/push"
@@ -198,4 +201,76 @@ func (e *env) keyGenerate() error {
 	}
 	fmt.Fprintf(e.stdout, "%x\n", k)
 	return nil
+}
+
+func init() { verbs["user set-password"] = (*env).userSetPassword }
+
+// userSetPassword serves `hush user set-password --email E`: a new password
+// for the user, read from a prompt on a terminal (twice, not echoed) or
+// else from the first line of stdin — never from an argument, which other
+// users of the machine see in ps and which stays in shell history. Every
+// web session of the account ends.
+func (e *env) userSetPassword(ctx context.Context, args []string) error {
+	var email string
+	cfg, err := e.adminFlags("user set-password", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&email, "email", "", "email address of the user (required); the password is read from stdin or a prompt")
+	})
+	if err != nil {
+		return err
+	}
+	if email == "" {
+		return errors.New("--email is required (the password is read from stdin or a prompt, never from an argument)")
+	}
+	password, err := e.readNewPassword()
+	if err != nil {
+		return err
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	u, err := accountService(st, cfg).SetPassword(ctx, email, password)
+	var pe *push.Error
+	switch {
+	case push.ErrorCode(err) == push.CodeNotFound:
+		return fmt.Errorf("no user with email %s", service.NormalizeEmail(email))
+	case errors.As(err, &pe) && pe.Code == push.CodeInvalid:
+		return errors.New(strings.ToLower(pe.Message[:1]) + strings.TrimSuffix(pe.Message[1:], "."))
+	case err != nil:
+		return err
+	}
+	fmt.Fprintf(e.stdout, "set a new password for %s; every web session of the account was signed out\n", u.Email)
+	return nil
+}
+
+// readNewPassword reads a password: on a terminal from a prompt, twice and
+// not echoed; otherwise the first line of stdin.
+func (e *env) readNewPassword() (string, error) {
+	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprint(e.stderr, "New password: ")
+		first, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(e.stderr)
+		if err != nil {
+			return "", fmt.Errorf("read password: %w", err)
+		}
+		fmt.Fprint(e.stderr, "Once more: ")
+		second, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(e.stderr)
+		if err != nil {
+			return "", fmt.Errorf("read password: %w", err)
+		}
+		if string(first) != string(second) {
+			return "", errors.New("the two passwords differ")
+		}
+		return string(first), nil
+	}
+	line, err := bufio.NewReader(e.stdin).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("read password from stdin: %w", err)
+	}
+	if line = strings.TrimRight(line, "\r\n"); line == "" {
+		return "", errors.New("no password on stdin (the first line is the password)")
+	}
+	return line, nil
 }

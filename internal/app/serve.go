@@ -73,9 +73,15 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, clock 
 		return nil, err
 	}
 	s := &server{cfg: cfg, log: log, store: st, files: files, metrics: newMetrics(cfg)}
+	mailer, err := newMailer(cfg, log)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	s.svc = service.New(service.Deps{Store: st, Keys: keys, Argon: secure.DefaultArgon(), Files: files,
-		Now: clock, Observe: s.metrics.PushEvent, Log: log},
-		service.Limits{Settings: cfg.Push, MaxFileSize: cfg.MaxFileSize, MaxPushSize: cfg.MaxPushSize})
+		Now: clock, Observe: s.metrics.PushEvent, Log: log, Mail: mailer, Origin: cfg.BaseURL, Deliveries: s.metrics.Delivery},
+		service.Limits{Settings: cfg.Push, MaxFileSize: cfg.MaxFileSize, MaxPushSize: cfg.MaxPushSize,
+			Accounts: service.AccountRules{ConfirmEmail: cfg.ConfirmAccounts, SignUpEmail: cfg.SignupEmailRegexp}})
 	apiServer := api.New(api.Options{Service: s.svc, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 		MaxBody: cfg.MaxJSONBody, Version: Version, Log: log, ReadTimeout: cfg.Hardening.ReadTimeout})
 	s.web = web.New(web.Options{Service: s.svc, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
@@ -116,6 +122,7 @@ func (s *server) run(ctx context.Context) error {
 	var background sync.WaitGroup
 	background.Go(func() { s.web.RunCleanup(bgCtx, s.cfg.SweepInterval) })
 	background.Go(func() { sweepLoop(bgCtx, s.svc, s.cfg, s.log, s.metrics) })
+	background.Go(func() { s.svc.RunOutbox(bgCtx, outboxPoll) })
 	defer func() {
 		stopBackground()
 		background.Wait()
@@ -146,6 +153,9 @@ func sweepLoop(ctx context.Context, svc *service.Service, cfg *config.Config, lo
 		res, err := svc.Sweep(ctx, cfg.PurgeAfter)
 		if ctx.Err() == nil {
 			met.Sweep(err, res.Expired, res.Deleted, res.FilesPurged, res.OrphansFound)
+		}
+		if st, err := svc.Outbox(ctx); err == nil {
+			met.Outbox(st.Pending, st.Failed)
 		}
 		switch {
 		case err != nil && ctx.Err() == nil:

@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -58,6 +59,9 @@ type Config struct {
 	S3                *S3            // S3-compatible file storage, or nil for <data-dir>/files
 	CORSOrigins       []string       // HUSH_CORS_ORIGINS: origins whose pages may call the API, "*" for any; nil: no CORS
 	Hardening         Hardening      // rate limits, server timeouts, metrics listener (hardening.go)
+	Mail              *Mail          // the SMTP server, or nil: no email (mail.go)
+	ConfirmAccounts   bool           // PWP__ENABLE_USER_ACCOUNT_EMAILS: new accounts confirm their address
+	SignupEmailRegexp *regexp.Regexp // PWP__SIGNUP_EMAIL_REGEXP: what a new account's address must match; nil: any
 }
 
 // serveFlag ties a command-line flag of `hush serve` to its environment variable.
@@ -135,6 +139,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		loadS3,
 		loadHardening,
 		loadCompat,
+		loadMail, // after loadWeb: auto-dispatch needs web sign-ins
 	}
 	var errs []error
 	for _, step := range steps {

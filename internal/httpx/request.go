@@ -17,11 +17,7 @@ func Meta(r *http.Request, trusted []netip.Prefix) push.Meta {
 // SecretURL is the link a recipient opens: origin/p/<token>, or, with the
 // retrieval step, its /r page that uses no view.
 func SecretURL(origin, token string, retrievalStep bool) string {
-	u := origin + "/p/" + token
-	if retrievalStep {
-		u += "/r"
-	}
-	return u
+	return push.SecretURL(origin, token, retrievalStep)
 }
 
 // FileURL is the download link of an attachment: its sealed download token

@@ -38,6 +38,9 @@ var Rules = []Rule{
 	{Package: "hush/internal/service", NeverDeps: []string{"net/http", "mime/multipart"}},
 	{Package: "hush/internal/store", Internal: []string{"hush/internal/push"}},
 	{Package: "hush/internal/push", Internal: []string{}},
+	// Email's messages are the service's; their delivery (mail/smtp) is
+	// wired in by app, so the service needs no SMTP client.
+	{Package: "hush/internal/mail", Internal: []string{}},
 }
 
 // Package is what the build says of one package: its direct imports and

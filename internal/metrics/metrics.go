@@ -1,6 +1,6 @@
 // Package metrics exposes Hush's Prometheus metrics: HTTP requests by route
-// pattern and status, push life events, rate-limit refusals and sweeper
-// runs. Labels never carry a token, a path with a token, or a client
+// pattern and status, push life events, rate-limit refusals, sweeper runs
+// and outbox deliveries. Labels never carry a token, a path with a token, or a client
 // address, so their number stays bounded.
 package metrics
 
@@ -24,6 +24,8 @@ type Metrics struct {
 	sweeps      *prometheus.CounterVec
 	swept       *prometheus.CounterVec
 	conns       *prometheus.CounterVec
+	deliveries  *prometheus.CounterVec
+	outbox      *prometheus.GaugeVec
 }
 
 // New registers every metric, with the Go runtime and process collectors.
@@ -52,8 +54,14 @@ func New() *Metrics {
 		conns: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hush_connections_limited_total", Help: "Connections closed by the connection bounds: shed (idle, to make room) or refused (no room).",
 		}, []string{"action"}),
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hush_outbox_deliveries_total", Help: "Outbox delivery attempts by message kind and result: sent, retry (failed, tried again later), failed (given up) or dropped (nothing left to send).",
+		}, []string{"kind", "result"}),
+		outbox: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "hush_outbox_messages", Help: "Messages in the outbox: pending (waiting to be sent or tried again) and failed (given up, kept a week).",
+		}, []string{"state"}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.pushEvents, m.rateLimited, m.sweeps, m.swept, m.conns,
+	m.reg.MustRegister(m.requests, m.latency, m.pushEvents, m.rateLimited, m.sweeps, m.swept, m.conns, m.deliveries, m.outbox,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, e := range []string{"created", "viewed", "expired"} {
 		m.pushEvents.WithLabelValues(e)
@@ -63,6 +71,9 @@ func New() *Metrics {
 	}
 	for _, a := range []string{"shed", "refused"} {
 		m.conns.WithLabelValues(a)
+	}
+	for _, st := range []string{"pending", "failed"} {
+		m.outbox.WithLabelValues(st)
 	}
 	return m
 }
@@ -123,5 +134,20 @@ func (m *Metrics) ConnShed() {
 func (m *Metrics) ConnRefused() {
 	if m != nil {
 		m.conns.WithLabelValues("refused").Inc()
+	}
+}
+
+// Delivery records an outbox delivery attempt of a message of kind.
+func (m *Metrics) Delivery(kind, result string) {
+	if m != nil {
+		m.deliveries.WithLabelValues(kind, result).Inc()
+	}
+}
+
+// Outbox records how many messages wait in the outbox and how many failed.
+func (m *Metrics) Outbox(pending, failed int) {
+	if m != nil {
+		m.outbox.WithLabelValues("pending").Set(float64(pending))
+		m.outbox.WithLabelValues("failed").Set(float64(failed))
 	}
 }

@@ -49,6 +49,8 @@ type Draft struct {
 	DeletableByViewer *bool
 	RetrievalStep     bool
 	FileCount         int
+	NotifyTo          []string // recipients of the secret link, by email
+	NotifyLocale      string
 }
 
 // CreateRequest is a create as its sender asked for it, in typed values: a
@@ -72,8 +74,16 @@ type CreateRequest struct {
 	WithFiles bool
 	// FileCount is the number of non-empty files attached.
 	FileCount int
-	// Notify names the e-mail notification fields the sender filled in.
-	Notify []string
+	// NotifyEmailsTo and NotifyEmailsToLocale are the e-mail notification
+	// fields as sent; "" when blank (what Rails calls blank is absent:
+	// docs/decisions.md, D16).
+	NotifyEmailsTo       string
+	NotifyEmailsToLocale string
+	// ReceiptOnView, ReceiptOnFailedPassphrase and ReceiptOnExpire ask for
+	// the owner's read receipts; nil takes the owner's default.
+	ReceiptOnView             *bool
+	ReceiptOnFailedPassphrase *bool
+	ReceiptOnExpire           *bool
 	// Errors are what reading the request found wrong; the rules of a field
 	// named here are not applied again.
 	Errors FieldErrors
@@ -141,16 +151,8 @@ func Validate(r *CreateRequest, s *Settings) (*Draft, error) {
 	if r.FileCount > s.MaxFileUploads {
 		errs.Add("files", fmt.Sprintf("You can only attach up to %d files per push.", s.MaxFileUploads))
 	}
-	for _, k := range r.Notify {
-		msg := "are not available"
-		if k == "notify_emails_to_locale" {
-			msg = "is not available"
-		}
-		errs.Add(k, msg)
-		if len(errs["base"]) == 0 {
-			errs.Add("base", "Notify by email feature is not enabled")
-		}
-	}
+	d.NotifyTo, d.NotifyLocale = validateNotify(r, s, errs)
+	validateReceipts(r, s, errs)
 	d.ExpireAfterDays, d.ExpireAfter = expiry(r, s, d.Kind)
 	d.ExpireAfterViews = ks.ExpireAfterViewsDefault
 	if r.ExpireAfterViews != nil {

@@ -28,9 +28,11 @@ type Push struct {
 	ExpireAfterViews  int
 	DeletableByViewer *bool // nil for url pushes
 	RetrievalStep     bool
-	ViewCount         int // view and failed_view events
-	LogCount          int // audit entries written
-	FileCount         int // attached files
+	ViewCount         int      // view and failed_view events
+	LogCount          int      // audit entries written
+	FileCount         int      // attached files
+	Receipts          Receipts // what the owner is emailed about
+	NotifyCount       int      // recipients the link was emailed to
 	Expired           bool
 	Deleted           bool // expired by hand
 	ExpiredOn         time.Time
@@ -73,6 +75,16 @@ func (p *Push) LimitsReached(now time.Time) bool {
 	return !now.Before(p.ExpiresAt()) || p.ViewCount >= p.ExpireAfterViews
 }
 
+// SecretURL is the link of a push at origin (scheme://host): /p/<token>,
+// with /r after it when the push has the retrieval step.
+func SecretURL(origin, token string, retrievalStep bool) string {
+	u := origin + "/p/" + token
+	if retrievalStep {
+		u += "/r"
+	}
+	return u
+}
+
 // OwnedBy reports whether userID (0 = anonymous) owns the push.
 func (p *Push) OwnedBy(userID int64) bool {
 	return userID != 0 && p.UserID == userID
@@ -87,7 +99,13 @@ type User struct {
 	// credentials do (password change, sessions revoked). A web session
 	// records the epoch it was signed in with and ends when they differ.
 	AuthEpoch string
-	CreatedAt time.Time
+	// ConfirmPending is true while the account's address awaits
+	// confirmation: it cannot sign in on the web.
+	ConfirmPending bool
+	// ReceiptsDefault are the receipts its new pushes ask for unless told
+	// otherwise.
+	ReceiptsDefault Receipts
+	CreatedAt       time.Time
 }
 
 // EventKind is the kind of an audit entry (Password Pusher's integer enum).
@@ -95,27 +113,29 @@ type EventKind int
 
 // Audit event kinds, with Password Pusher's integer values.
 const (
-	EventCreation         EventKind = 0
-	EventView             EventKind = 1
-	EventFailedView       EventKind = 2
-	EventExpire           EventKind = 3
-	EventFailedPassphrase EventKind = 4
-	EventAdminView        EventKind = 5
-	EventOwnerView        EventKind = 6
-	EventFileUpload       EventKind = 9  // Hush: a file attached at creation
-	EventFileDownload     EventKind = 10 // Hush: a file downloaded; does not count as a view
+	EventCreation          EventKind = 0
+	EventView              EventKind = 1
+	EventFailedView        EventKind = 2
+	EventExpire            EventKind = 3
+	EventFailedPassphrase  EventKind = 4
+	EventAdminView         EventKind = 5
+	EventOwnerView         EventKind = 6
+	EventCreationEmailSend EventKind = 8  // the link was queued to be emailed to recipients
+	EventFileUpload        EventKind = 9  // Hush: a file attached at creation
+	EventFileDownload      EventKind = 10 // Hush: a file downloaded; does not count as a view
 )
 
 var eventNames = map[EventKind]string{
-	EventCreation:         "creation",
-	EventView:             "view",
-	EventFailedView:       "failed_view",
-	EventExpire:           "expire",
-	EventFailedPassphrase: "failed_passphrase",
-	EventAdminView:        "admin_view",
-	EventOwnerView:        "owner_view",
-	EventFileUpload:       "file_upload",
-	EventFileDownload:     "file_download",
+	EventCreation:          "creation",
+	EventView:              "view",
+	EventFailedView:        "failed_view",
+	EventExpire:            "expire",
+	EventFailedPassphrase:  "failed_passphrase",
+	EventAdminView:         "admin_view",
+	EventOwnerView:         "owner_view",
+	EventCreationEmailSend: "creation_email_send",
+	EventFileUpload:        "file_upload",
+	EventFileDownload:      "file_download",
 }
 
 func (k EventKind) String() string {

@@ -30,6 +30,12 @@ type Settings struct {
 	// hours, SubDayDurations): on the create form, and honoured when the API
 	// asks for them (docs/decisions.md, D4).
 	SubDayDurations bool
+	// NotifyByEmail is e-mail auto-dispatch: the link of a new push may be
+	// emailed to its recipients (notify_emails_to). It needs an SMTP server.
+	NotifyByEmail bool
+	// Receipts lets owners be emailed about their pushes (push.Receipts).
+	// It needs an SMTP server.
+	Receipts bool
 }
 
 // DefaultKindSettings are the values every kind ships with.

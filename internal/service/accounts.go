@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"net/mail"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"hush/internal/push"
@@ -61,17 +62,36 @@ func invalid(field, msg string) error {
 	return &push.Error{Code: push.CodeInvalid, Message: msg, Fields: map[string][]string{field: {msg}}}
 }
 
-// SignUp creates an account and returns it. The email and password rules
-// come first, then the client's sign-up allowance (every attempt counts, so
-// the form cannot be used to sweep for which addresses have accounts), then
-// the password is hashed before the address is checked, so a taken address
-// answers no faster than a free one.
+// SignUp is SignUpWith for a request without an origin (a confirmation
+// link then names the instance's fixed origin).
 func (s *Service) SignUp(ctx context.Context, email, password, confirm string, m push.Meta) (*push.User, error) {
-	email = NormalizeEmail(email)
+	return s.SignUpWith(ctx, SignUpInput{Email: email, Password: password, Confirm: confirm, Meta: m})
+}
+
+// SignUpInput is one sign-up.
+type SignUpInput struct {
+	Email, Password, Confirm string
+	Origin                   string // the request's scheme://host, for a confirmation link where the instance has no fixed origin
+	Meta                     push.Meta
+}
+
+// SignUpWith creates an account and returns it. The email rules (and the
+// instance's PWP__SIGNUP_EMAIL_REGEXP) and password rules come first, then
+// the client's sign-up allowance (every attempt counts, so the form cannot
+// be used to sweep for which addresses have accounts), then the password is
+// hashed before the address is checked, so a taken address answers no
+// faster than a free one. Where new accounts confirm their address, the
+// account awaits confirmation (push.User.ConfirmPending) and the link is
+// queued in the same step.
+func (s *Service) SignUpWith(ctx context.Context, in SignUpInput) (*push.User, error) {
+	email, password, m := NormalizeEmail(in.Email), in.Password, in.Meta
 	if !ValidEmail(email) {
 		return nil, invalid("email", MsgBadEmail)
 	}
-	if msg := PasswordError(password, confirm); msg != "" {
+	if s.accounts.SignUpEmail != nil && !s.accounts.SignUpEmail.MatchString(email) {
+		return nil, invalid("email", MsgEmailNotAllowed)
+	}
+	if msg := PasswordError(password, in.Confirm); msg != "" {
 		return nil, invalid("password", msg)
 	}
 	now := s.Now()
@@ -83,11 +103,32 @@ func (s *Service) SignUp(ctx context.Context, email, password, confirm string, m
 	if err != nil {
 		return nil, err
 	}
+	if s.accounts.ConfirmEmail {
+		return s.signUpPending(ctx, email, hash, in.Origin, now)
+	}
 	u, err := s.store.CreateUser(ctx, email, hash, now)
 	if push.ErrorCode(err) == push.CodeConflict {
 		return nil, invalid("email", MsgEmailTaken)
 	}
 	return u, err
+}
+
+// signUpPending creates an account that awaits confirmation and queues its
+// confirmation link.
+func (s *Service) signUpPending(ctx context.Context, email, hash, origin string, now time.Time) (*push.User, error) {
+	msg, err := s.queued(kindConfirm, addressJob{Email: email, Origin: s.linkOrigin(origin)})
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.store.CreatePendingUser(ctx, email, hash, now, msg)
+	if push.ErrorCode(err) == push.CodeConflict {
+		return nil, invalid("email", MsgEmailTaken)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.wake()
+	return u, nil
 }
 
 // SignIn checks an email and password. Each attempt reserves its slots
@@ -111,7 +152,13 @@ func (s *Service) SignIn(ctx context.Context, email, password string, m push.Met
 	if !s.verify(ctx, u, password) {
 		return nil, &push.Error{Code: push.CodeUnauthenticated, Message: MsgBadCredentials}
 	}
-	return u, s.release(ctx, sl)
+	if err := s.release(ctx, sl); err != nil {
+		return nil, err
+	}
+	if u.ConfirmPending && s.accounts.ConfirmEmail {
+		return nil, &push.Error{Code: push.CodeUnauthenticated, Message: MsgConfirmFirst}
+	}
+	return u, nil
 }
 
 // checkPassword verifies a signed-in user's current password, under the

@@ -29,6 +29,10 @@ type CreateInput struct {
 	Request *push.CreateRequest
 	Uploads *Uploads // the request's files; nil: none
 	Meta    push.Meta
+	// Origin is the request's scheme://host, for the link emailed to the
+	// recipients it names (notify_emails_to) where the instance has no
+	// fixed origin (linkOrigin).
+	Origin string
 }
 
 // Create validates the request against the settings, seals the secret and
@@ -45,6 +49,9 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Created, error) 
 		req.FileCount = in.Uploads.Count()
 		uploaded = in.Uploads.files
 	}
+	if u == nil {
+		req.Errors = s.anonymousEmailErrors(&req)
+	}
 	d, err := push.Validate(&req, &s.settings)
 	if err != nil {
 		return nil, err
@@ -57,28 +64,47 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Created, error) 
 	if err != nil {
 		return nil, err
 	}
-	var rows []*push.File
-	for attempt := 0; ; attempt++ {
-		var l *layers
-		if l, err = s.sealPush(p, d, passKey); err != nil {
-			return nil, err
-		}
-		if rows, err = sealFiles(l, uploaded, passKey); err != nil {
-			return nil, err
-		}
-		err = s.store.CreatePushWithFiles(ctx, p, s.event(push.EventCreation, u, in.Meta, now), rows)
-		if push.ErrorCode(err) != push.CodeConflict || attempt == 2 {
-			break
-		}
+	if u != nil && s.settings.Receipts {
+		p.Receipts = req.ReceiptsWith(u.ReceiptsDefault)
 	}
+	rows, err := s.sealAndStore(ctx, p, d, in, uploaded, passKey)
 	if err != nil {
 		return nil, err
 	}
 	if in.Uploads != nil {
 		in.Uploads.kept = true
 	}
+	if len(d.NotifyTo) > 0 {
+		s.wake()
+	}
 	s.observe(EventCreated)
 	return &Created{Push: p, Draft: d, Files: rows}, nil
+}
+
+// sealAndStore seals p (a fresh url_token, its payload, note and files)
+// and stores it with its files and the messages that email its link,
+// trying again with another token in the unlikely event of a collision. It
+// returns the stored files.
+func (s *Service) sealAndStore(ctx context.Context, p *push.Push, d *push.Draft, in CreateInput, uploaded []*upload, passKey []byte) ([]*push.File, error) {
+	now := p.CreatedAt
+	for attempt := 0; ; attempt++ {
+		l, err := s.sealPush(p, d, passKey)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := sealFiles(l, uploaded, passKey)
+		if err != nil {
+			return nil, err
+		}
+		n, err := s.notice(in.User, p, d.NotifyTo, in.Origin, s.event(push.EventCreationEmailSend, in.User, in.Meta, now))
+		if err != nil {
+			return nil, err
+		}
+		err = s.store.CreatePushNotify(ctx, p, s.event(push.EventCreation, in.User, in.Meta, now), rows, n)
+		if push.ErrorCode(err) != push.CodeConflict || attempt == 2 {
+			return rows, err
+		}
+	}
 }
 
 // newPush is the push a validated draft makes for u at now, not yet sealed,

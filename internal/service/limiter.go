@@ -182,3 +182,53 @@ func (s *Service) logNoise(ctx context.Context, pushID int64, subject string, ev
 	}
 	return s.store.LogEvent(ctx, pushID, ev)
 }
+
+// Emails asked for by address (a password reset, a new confirmation link):
+// 3 an hour per client and address, 10 an hour per client, and 10 an hour
+// per address from every client together, so that the form cannot fill
+// someone's mailbox, and a stranger who spends an address's allowance keeps
+// its owner waiting an hour at most. Every request counts, whether or not
+// the address has an account, so the limits tell nothing about accounts.
+const (
+	mailPerClientEmail = 3
+	mailPerClient      = 10
+	mailPerEmail       = 10
+	mailWindow         = time.Hour
+)
+
+func mailLimits(kind, client, email string) []store.Limit {
+	return []store.Limit{
+		{Bucket: bucket(kind+"-client-email", client, email), Max: mailPerClientEmail, Window: mailWindow},
+		{Bucket: bucket(kind+"-client", client), Max: mailPerClient, Window: mailWindow},
+		{Bucket: bucket(kind+"-email", email), Max: mailPerEmail, Window: mailWindow},
+	}
+}
+
+func tooManyMails(wait time.Duration) string {
+	return "Too many emails were asked for. Please try again " + retryIn(wait) + "."
+}
+
+// Emailing a push's link (notify_emails): 5 requests a minute per user, as
+// Password Pusher.
+const (
+	notifyPerUser       = 5
+	notifyPerUserWindow = time.Minute
+)
+
+func notifyLimit(userID int64) store.Limit {
+	return store.Limit{Bucket: bucket("notify-user", fmt.Sprint(userID)), Max: notifyPerUser, Window: notifyPerUserWindow}
+}
+
+// tooManyNotify is Password Pusher's 429 message while the wait is a
+// minute or less.
+func tooManyNotify(wait time.Duration) string {
+	return "Too many email notification requests. Please try again " + retryIn(wait) + "."
+}
+
+// A receipt of wrong passphrases is emailed once per push in this window;
+// the audit log lists every one.
+const receiptQuiet = 15 * time.Minute
+
+func failedReceiptLimit(tokenKey string) store.Limit {
+	return store.Limit{Bucket: bucket("receipt-failed-passphrase", tokenKey), Max: 1, Window: receiptQuiet}
+}

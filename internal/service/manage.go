@@ -35,6 +35,7 @@ func (s *Service) Expire(ctx context.Context, token string, u *push.User, m push
 		return nil, err
 	}
 	s.observe(EventExpired)
+	s.receiptsQueued(p, push.ReceiptExpire)
 	return s.reload(ctx, p)
 }
 

@@ -83,6 +83,7 @@ func (s *Service) claimFirst(ctx context.Context, req RetrieveRequest, now time.
 		p.Expired, p.ExpiredOn = false, time.Time{}
 	}
 	s.observe(EventViewed)
+	s.receiptsQueued(p, push.ReceiptView|push.ReceiptExpire)
 	payload := string(plain)
 	return &Retrieval{Push: p, Payload: &payload}, nil
 }
@@ -180,7 +181,11 @@ func (s *Service) unlock(ctx context.Context, p *push.Push, req RetrieveRequest,
 	plain, err = l.open(purposePayload, "payload", p.PayloadSealed, passKey)
 	if errors.Is(err, errWrongPassphrase) {
 		// The slot stays taken: this failure counts against the limits.
-		if err := s.store.LogEvent(ctx, p.ID, s.event(push.EventFailedPassphrase, req.User, req.Meta, now)); err != nil {
+		ev := s.event(push.EventFailedPassphrase, req.User, req.Meta, now)
+		if err := s.store.LogEvent(ctx, p.ID, ev); err != nil {
+			return nil, nil, err
+		}
+		if err := s.failedReceipt(ctx, p, ev); err != nil {
 			return nil, nil, err
 		}
 		return nil, nil, ErrPassphrase
@@ -209,6 +214,7 @@ func (s *Service) claim(ctx context.Context, p *push.Push, req RetrieveRequest, 
 		p.UpdatedAt = now // the last view expired it (store.ClaimView)
 	}
 	s.observe(EventViewed)
+	s.receiptsQueued(p, push.ReceiptView|push.ReceiptExpire)
 	return true, nil
 }
 
@@ -224,6 +230,7 @@ func (s *Service) expireDue(ctx context.Context, p *push.Push, now time.Time) (*
 		return s.reload(ctx, p)
 	}
 	q.URLToken = p.URLToken
+	s.receiptsQueued(q, push.ReceiptExpire)
 	return q, nil
 }
 

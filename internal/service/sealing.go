@@ -155,6 +155,9 @@ func Reseal(keys *secure.Keyring, tokenKey, field string, sealed []byte) ([]byte
 	if keys.Current(sealed) {
 		return nil, false, nil
 	}
+	if strings.HasPrefix(field, "outbox/") {
+		return resealOutbox(keys, tokenKey, field, sealed)
+	}
 	purpose := purposeFor(field)
 	ad := outerAD(tokenKey, field)
 	plain, err := keys.Open(purpose, sealed, ad)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"regexp"
 	"time"
 	"unicode/utf8"
 
@@ -37,6 +38,12 @@ type Service struct {
 	faults       faultLog
 	ready        readyCache
 	bcryptHashes bcryptState // whether imported bcrypt password hashes are left (passwords.go)
+
+	mail       Mailer                    // nil: no email
+	origin     string                    // the instance's fixed origin, for messages sent without a request
+	deliveries func(kind, result string) // told of each outbox delivery attempt
+	kick       chan struct{}             // wakes the outbox worker of this instance
+	accounts   AccountRules
 }
 
 // Deps are what a Service works with.
@@ -53,6 +60,15 @@ type Deps struct {
 	// Log receives what an operator must know (storage faults, files that
 	// could not be deleted); nil discards it.
 	Log *slog.Logger
+	// Mail sends email (mail.Sender); nil: Hush sends none, and what needs
+	// email is off.
+	Mail Mailer
+	// Origin is the instance's fixed origin (HUSH_BASE_URL), named in the
+	// messages sent without a request (receipts); "" when it has none.
+	Origin string
+	// Deliveries, when set, is told of each outbox delivery attempt: the
+	// message's kind and sent, retry, failed or dropped (for metrics).
+	Deliveries func(kind, result string)
 }
 
 // Limits are the instance's rules for pushes.
@@ -60,12 +76,28 @@ type Limits struct {
 	Settings    push.Settings
 	MaxFileSize int64 // largest attached file in bytes; 0: DefaultMaxFileSize
 	MaxPushSize int64 // largest total of a push's files; 0: DefaultMaxPushSize
+	Accounts    AccountRules
+}
+
+// AccountRules are the instance's rules for new accounts.
+type AccountRules struct {
+	// ConfirmEmail makes a new account confirm its address, by a link
+	// emailed to it, before it signs in on the web (needs Deps.Mail).
+	ConfirmEmail bool
+	// SignUpEmail, when set, is what the address of a new account must
+	// match to sign up (PWP__SIGNUP_EMAIL_REGEXP).
+	SignUpEmail *regexp.Regexp
 }
 
 // New returns a Service.
 func New(d Deps, l Limits) *Service {
 	s := &Service{store: d.Store, keys: d.Keys, argon: d.Argon, files: d.Files, clock: d.Now,
-		observer: d.Observe, settings: l.Settings, maxFileSize: l.MaxFileSize, maxPushSize: l.MaxPushSize, log: d.Log}
+		observer: d.Observe, settings: l.Settings, maxFileSize: l.MaxFileSize, maxPushSize: l.MaxPushSize, log: d.Log,
+		mail: d.Mail, origin: d.Origin, deliveries: d.Deliveries, kick: make(chan struct{}, 1), accounts: l.Accounts}
+	if s.mail == nil {
+		// What needs email is off without a way to send it.
+		s.settings.NotifyByEmail, s.settings.Receipts, s.accounts.ConfirmEmail = false, false, false
+	}
 	if s.log == nil {
 		s.log = discardLogger
 	}

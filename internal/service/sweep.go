@@ -31,7 +31,13 @@ func (s *Service) Sweep(ctx context.Context, purgeAfter time.Duration) (SweepRes
 	if r.SweepResult, err = s.store.Sweep(ctx, now, purgeAfter); err != nil {
 		return r, err
 	}
+	if r.Expired > 0 {
+		s.wake() // expiry receipts may have been queued
+	}
 	if _, err := s.store.PruneEvents(ctx, now.Add(-guessPerPushWindow)); err != nil {
+		return r, err
+	}
+	if _, err := s.store.PruneOutbox(ctx, now.Add(-OutboxKeepFailed)); err != nil {
 		return r, err
 	}
 	if s.files == nil {

@@ -12,15 +12,19 @@ var copyTables = []struct {
 	name    string
 	columns []string
 }{
-	{"users", []string{"id", "email", "password_hash", "auth_epoch", "created_at", "updated_at"}},
+	{"users", []string{"id", "email", "password_hash", "auth_epoch", "created_at", "updated_at",
+		"reset_digest", "reset_expires_at", "confirm_pending", "confirm_digest", "confirm_expires_at", "receipts_default"}},
 	{"api_tokens", []string{"id", "user_id", "digest", "created_at"}},
 	{"pushes", []string{"id", "token_key", "token_sealed", "legacy_token", "kind", "user_id", "name", "note", "payload", "passphrase_salt",
 		"expire_after_days", "expire_after_views", "deletable_by_viewer", "retrieval_step", "view_count",
-		"log_count", "expired", "deleted", "expires_at", "expired_on", "created_at", "updated_at", "file_count"}},
+		"log_count", "expired", "deleted", "expires_at", "expired_on", "created_at", "updated_at", "file_count",
+		"receipts", "notify_count"}},
 	{"audit_logs", []string{"id", "push_id", "kind", "ip", "user_agent", "referrer", "user_id", "created_at"}},
 	{"push_files", []string{"id", "push_id", "position", "blob_id", "meta", "file_key", "size", "purge_at", "created_at"}},
 	{"meta", []string{"name", "value"}},
 	{"sessions", []string{"token", "user_id", "data", "expiry"}},
+	{"outbox", []string{"id", "kind", "ref", "subject_id", "event", "payload", "failed", "attempts", "due_at",
+		"lease_until", "lease_owner", "last_error", "created_at"}},
 }
 
 // CopyAll copies every user, token, push, audit entry, file record, session

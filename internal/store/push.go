@@ -12,7 +12,8 @@ import (
 
 const pushColumns = `id, token_key, token_sealed, kind, user_id, name, note, payload, passphrase_salt,
 	expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
-	view_count, log_count, expired, deleted, expired_on, created_at, updated_at, file_count, expires_at`
+	view_count, log_count, expired, deleted, expired_on, created_at, updated_at, file_count, expires_at,
+	receipts, notify_count`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -27,7 +28,8 @@ func scanPush(row scanner) (*push.Push, error) {
 	var key sql.NullString
 	err := row.Scan(&p.ID, &key, &p.TokenSealed, &kind, &userID, &p.Name, &p.NoteSealed, &p.PayloadSealed,
 		&p.PassphraseSalt, &p.ExpireAfterDays, &p.ExpireAfterViews, &deletable, &retrieval,
-		&p.ViewCount, &p.LogCount, &expired, &deleted, &expiredOn, &createdAt, &updatedAt, &p.FileCount, &expires)
+		&p.ViewCount, &p.LogCount, &expired, &deleted, &expiredOn, &createdAt, &updatedAt, &p.FileCount, &expires,
+		&p.Receipts, &p.NotifyCount)
 	if err != nil {
 		return nil, err
 	}
@@ -66,11 +68,80 @@ func (s *Store) CreatePush(ctx context.Context, p *push.Push, ev push.Event) err
 // CreatePushWithFiles is CreatePush with attachments: the files are stored
 // in the same transaction, each with a file_upload audit entry.
 func (s *Store) CreatePushWithFiles(ctx context.Context, p *push.Push, ev push.Event, files []*push.File) error {
-	ids, err := write(ctx, s, func(tx *Tx) (inserted, error) { return insertPush(ctx, tx, p, ev, files) })
+	return s.CreatePushNotify(ctx, p, ev, files, nil)
+}
+
+// Notice is what emailing a push's link to its recipients stores: how many
+// recipients (counted against push.MaxNotifyRecipients), the
+// creation_email_send audit entry, and the sealed messages for the outbox.
+type Notice struct {
+	Recipients int
+	Event      push.Event
+	Messages   []OutboxMessage
+}
+
+// CreatePushNotify is CreatePushWithFiles that also queues n, when not nil,
+// in the same transaction: the push exists exactly when its link's
+// messages are queued.
+func (s *Store) CreatePushNotify(ctx context.Context, p *push.Push, ev push.Event, files []*push.File, n *Notice) error {
+	ids, err := write(ctx, s, func(tx *Tx) (inserted, error) {
+		ids, err := insertPush(ctx, tx, p, ev, files)
+		if err != nil || n == nil {
+			return ids, err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE pushes SET notify_count = $2, log_count = log_count + 1 WHERE id = $1`,
+			ids.push, n.Recipients); err != nil {
+			return ids, fmt.Errorf("count recipients: %w", err)
+		}
+		return ids, queueNotice(ctx, tx, ids.push, n)
+	})
 	if err == nil {
 		ids.apply(p, files)
+		if n != nil {
+			p.NotifyCount, p.LogCount = n.Recipients, p.LogCount+1
+		}
 	}
 	return err
+}
+
+// queueNotice writes n's audit entry and messages for push id in tx.
+func queueNotice(ctx context.Context, tx *Tx, id int64, n *Notice) error {
+	if err := insertEvent(ctx, tx, id, n.Event); err != nil {
+		return err
+	}
+	for _, m := range n.Messages {
+		if err := insertOutbox(ctx, tx, m, n.Event.CreatedAt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Notify queues n for the active push id, unless the push expired or its
+// recipients would pass max: then it stores nothing and reports false. The
+// count is checked and raised in one statement, so concurrent requests
+// cannot together pass the limit. The audit entry is written while the
+// audit cap allows (it keeps room for the views left).
+func (s *Store) Notify(ctx context.Context, id int64, n *Notice, max int) (bool, error) {
+	return write(ctx, s, func(tx *Tx) (bool, error) {
+		done, err := rowsAffected(tx.ExecContext(ctx, `UPDATE pushes SET notify_count = notify_count + $2
+			WHERE id = $1 AND expired = 0 AND notify_count + $2 <= $3`, id, n.Recipients, max))
+		if err != nil {
+			return false, fmt.Errorf("count recipients: %w", err)
+		}
+		if done == 0 {
+			return false, nil
+		}
+		if err := logCapped(ctx, tx, id, n.Event); err != nil {
+			return false, err
+		}
+		for _, m := range n.Messages {
+			if err := insertOutbox(ctx, tx, m, n.Event.CreatedAt); err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	})
 }
 
 // inserted are the ids a push and its files got.
@@ -97,11 +168,11 @@ func insertPush(ctx context.Context, tx *Tx, p *push.Push, ev push.Event, files 
 	var ids inserted
 	err := tx.QueryRowContext(ctx, `INSERT INTO pushes (token_key, token_sealed, kind, user_id, name, note, payload,
 		passphrase_salt, expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
-		log_count, expires_at, created_at, updated_at, file_count)
-		VALUES ($1, $15, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $13, $13, $14) RETURNING id`,
+		log_count, expires_at, created_at, updated_at, file_count, receipts)
+		VALUES ($1, $15, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $13, $13, $14, $16) RETURNING id`,
 		p.TokenKey, string(p.Kind), nullInt(p.UserID), p.Name, p.NoteSealed, p.PayloadSealed,
 		p.PassphraseSalt, p.ExpireAfterDays, p.ExpireAfterViews, deletable, b2i(p.RetrievalStep),
-		ms(p.ExpiresAt()), ms(p.CreatedAt), len(files), p.TokenSealed).Scan(&ids.push)
+		ms(p.ExpiresAt()), ms(p.CreatedAt), len(files), p.TokenSealed, int(p.Receipts)).Scan(&ids.push)
 	if isUniqueViolation(err) {
 		return ids, push.Errorf(push.CodeConflict, "url_token has already been taken")
 	}
@@ -130,6 +201,12 @@ func (s *Store) PushByKey(ctx context.Context, key string) (*push.Push, error) {
 	return loadOne(s.r.QueryRowContext(ctx, `SELECT `+pushColumns+` FROM pushes WHERE token_key = $1`, key), scanPush, "load push")
 }
 
+// PushByID loads the push with the given id; push.ErrNotFound when there
+// is none.
+func (s *Store) PushByID(ctx context.Context, id int64) (*push.Push, error) {
+	return loadOne(s.r.QueryRowContext(ctx, `SELECT `+pushColumns+` FROM pushes WHERE id = $1`, id), scanPush, "load push")
+}
+
 // expireSet is the SET clause of every expiry, with the placeholder p holding
 // the time: the secret material goes; metadata, name, note and audit log stay.
 func expireSet(p string) string {
@@ -150,8 +227,27 @@ func (s *Store) ExpireIfDue(ctx context.Context, id int64, now time.Time) (*push
 		if err != nil {
 			return nil, fmt.Errorf("expire push: %w", err)
 		}
+		if p.Receipts.Has(push.ReceiptExpire) && p.UserID != 0 {
+			if err := queueReceipt(ctx, tx, id, push.ReceiptExpire, now); err != nil {
+				return nil, err
+			}
+		}
 		return p, wipeFiles(ctx, tx, id, now.Add(push.FileLinkTTL))
 	})
+}
+
+// viewReceipts queues the receipts a claimed view causes: the view's, and
+// the expiry's when it was the last.
+func viewReceipts(ctx context.Context, tx *Tx, id int64, r push.Receipts, last bool, now time.Time) error {
+	if r.Has(push.ReceiptView) {
+		if err := queueReceipt(ctx, tx, id, push.ReceiptView, now); err != nil {
+			return err
+		}
+	}
+	if last && r.Has(push.ReceiptExpire) {
+		return queueReceipt(ctx, tx, id, push.ReceiptExpire, now)
+	}
+	return nil
 }
 
 // Claim is the outcome of ClaimView: whether the view was taken, and the
@@ -173,6 +269,7 @@ func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (Claim, 
 	now := ms(ev.CreatedAt)
 	return write(ctx, s, func(tx *Tx) (Claim, error) {
 		var views, maxViews, files int
+		var receipts push.Receipts
 		// The last view also expires the push in the same statement: every
 		// SET expression reads the row as it was before the update.
 		err := tx.QueryRowContext(ctx, `UPDATE pushes SET view_count = view_count + 1, log_count = log_count + 1,
@@ -182,7 +279,7 @@ func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (Claim, 
 				payload = CASE WHEN view_count + 1 >= expire_after_views THEN NULL ELSE payload END,
 				passphrase_salt = CASE WHEN view_count + 1 >= expire_after_views THEN NULL ELSE passphrase_salt END
 			WHERE id = $1 AND expired = 0 AND view_count < expire_after_views AND expires_at > $2
-			RETURNING view_count, expire_after_views, file_count`, id, now).Scan(&views, &maxViews, &files)
+			RETURNING view_count, expire_after_views, file_count, receipts`, id, now).Scan(&views, &maxViews, &files, &receipts)
 		if errors.Is(err, sql.ErrNoRows) {
 			return Claim{}, nil
 		}
@@ -196,6 +293,9 @@ func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (Claim, 
 			if err := wipeFiles(ctx, tx, id, ev.CreatedAt.Add(push.FileLinkTTL)); err != nil {
 				return Claim{}, err
 			}
+		}
+		if err := viewReceipts(ctx, tx, id, receipts, views >= maxViews, ev.CreatedAt); err != nil {
+			return Claim{}, err
 		}
 		return Claim{Claimed: true, ViewCount: views}, nil
 	})
@@ -228,6 +328,9 @@ func (s *Store) ClaimByKey(ctx context.Context, key string, ev push.Event) (*pus
 			return nil, fmt.Errorf("claim view: %w", err)
 		}
 		if err := insertEvent(ctx, tx, p.ID, ev); err != nil {
+			return nil, err
+		}
+		if err := viewReceipts(ctx, tx, p.ID, p.Receipts, p.Expired, ev.CreatedAt); err != nil {
 			return nil, err
 		}
 		if p.Expired {
@@ -275,6 +378,9 @@ func (s *Store) ExpireByHand(ctx context.Context, id int64, ev push.Event) (bool
 			return false, nil
 		}
 		if err := wipeFiles(ctx, tx, id, ev.CreatedAt); err != nil {
+			return false, err
+		}
+		if err := queueReceipt(ctx, tx, id, push.ReceiptExpire, ev.CreatedAt); err != nil {
 			return false, err
 		}
 		// The expiry is always logged: logCapped keeps room for it.

@@ -18,8 +18,9 @@ const (
 // FileKeyField names the sealed key of the file stored under blobID.
 func FileKeyField(blobID string) SealedField { return SealedField("file/" + blobID) }
 
-// sealedSource is one sealed column: its query yields id, token_key, a label
-// and the value, in id order after $1, at most $2 rows.
+// sealedSource is one sealed column: its query yields id, token_key (or
+// what binds the value in its place), a label and the value, in id order
+// after $1, at most $2 rows.
 type sealedSource struct {
 	table, column, query string
 	field                func(label string) SealedField
@@ -35,7 +36,15 @@ var sealedSources = []sealedSource{
 	{"push_files", "file_key", `SELECT f.id, p.token_key, f.blob_id, f.file_key FROM push_files f
 		JOIN pushes p ON p.id = f.push_id WHERE f.id > $1 AND f.file_key IS NOT NULL AND p.token_key IS NOT NULL
 		ORDER BY f.id LIMIT $2`, FileKeyField},
+	// An outbox message's payload: its ref stands where the token key does,
+	// its field names its kind (OutboxField).
+	{"outbox", "payload", `SELECT id, ref, kind, payload FROM outbox
+		WHERE id > $1 AND payload IS NOT NULL ORDER BY id LIMIT $2`, OutboxField},
 }
+
+// OutboxField names the sealed payload of an outbox message of kind; the
+// message's ref is passed where a push's token key is.
+func OutboxField(kind string) SealedField { return SealedField("outbox/" + kind) }
 
 // Reseal hands every sealed value to fn, in batches, and stores what fn
 // returns when it reports a change. It returns how many values changed.

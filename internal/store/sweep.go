@@ -77,7 +77,7 @@ const (
 func expireQuery(cond string) string {
 	return `UPDATE pushes SET ` + expireSet("$1") + `
 		WHERE id IN (SELECT id FROM pushes WHERE ` + cond + ` LIMIT $2) AND +expired = 0
-		RETURNING id, file_count`
+		RETURNING id, file_count, receipts`
 }
 
 // deleteQuery deletes a chunk of the pushes matching cond. Expired pushes
@@ -165,11 +165,12 @@ func (s *Store) sweepExpire(ctx context.Context, cond string, now time.Time) (in
 				return 0, err
 			}
 			var n int64
-			var withFiles []int64
+			var withFiles, withReceipt []int64
 			for rows.Next() {
 				var id int64
 				var files int
-				if err := rows.Scan(&id, &files); err != nil {
+				var receipts push.Receipts
+				if err := rows.Scan(&id, &files, &receipts); err != nil {
 					rows.Close()
 					return 0, err
 				}
@@ -177,12 +178,20 @@ func (s *Store) sweepExpire(ctx context.Context, cond string, now time.Time) (in
 				if files > 0 {
 					withFiles = append(withFiles, id)
 				}
+				if receipts.Has(push.ReceiptExpire) {
+					withReceipt = append(withReceipt, id)
+				}
 			}
 			if err := errors.Join(rows.Close(), rows.Err()); err != nil {
 				return 0, err
 			}
 			for _, id := range withFiles {
 				if err := wipeFiles(ctx, tx, id, now.Add(push.FileLinkTTL)); err != nil {
+					return 0, err
+				}
+			}
+			for _, id := range withReceipt {
+				if err := queueReceipt(ctx, tx, id, push.ReceiptExpire, now); err != nil {
 					return 0, err
 				}
 			}

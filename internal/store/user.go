@@ -22,8 +22,14 @@ func newEpoch() string {
 // reused (AUTOINCREMENT on SQLite, an identity column on PostgreSQL), so a
 // new account can never inherit what named a deleted one.
 func (s *Store) CreateUser(ctx context.Context, email, passwordHash string, now time.Time) (*push.User, error) {
+	return s.createUser(ctx, email, passwordHash, now, nil)
+}
+
+// createUser is CreateUser; with confirm, the account awaits confirmation
+// and the message is queued in the same transaction.
+func (s *Store) createUser(ctx context.Context, email, passwordHash string, now time.Time, confirm *OutboxMessage) (*push.User, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
-	u := &push.User{Email: email, PasswordHash: passwordHash, AuthEpoch: newEpoch(), CreatedAt: now}
+	u := &push.User{Email: email, PasswordHash: passwordHash, AuthEpoch: newEpoch(), CreatedAt: now, ConfirmPending: confirm != nil}
 	id, err := write(ctx, s, func(tx *Tx) (int64, error) {
 		var exists int
 		err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE email = $1`, email).Scan(&exists)
@@ -34,12 +40,15 @@ func (s *Store) CreateUser(ctx context.Context, email, passwordHash string, now 
 			return 0, fmt.Errorf("check email: %w", err)
 		}
 		var id int64
-		err = tx.QueryRowContext(ctx, `INSERT INTO users (email, password_hash, auth_epoch, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $4) RETURNING id`, email, passwordHash, u.AuthEpoch, ms(now)).Scan(&id)
+		err = tx.QueryRowContext(ctx, `INSERT INTO users (email, password_hash, auth_epoch, created_at, updated_at, confirm_pending)
+			VALUES ($1, $2, $3, $4, $4, $5) RETURNING id`, email, passwordHash, u.AuthEpoch, ms(now), b2i(confirm != nil)).Scan(&id)
 		if isUniqueViolation(err) {
 			return 0, push.Errorf(push.CodeConflict, "a user with email %s already exists", email)
 		}
-		return id, err
+		if err != nil || confirm == nil {
+			return id, err
+		}
+		return id, insertOutbox(ctx, tx, *confirm, now)
 	})
 	if err != nil {
 		return nil, err
@@ -50,22 +59,36 @@ func (s *Store) CreateUser(ctx context.Context, email, passwordHash string, now 
 
 // UserByEmail finds an account; push.CodeNotFound when there is none.
 func (s *Store) UserByEmail(ctx context.Context, email string) (*push.User, error) {
-	return s.user(ctx, `SELECT id, email, password_hash, auth_epoch, created_at FROM users WHERE email = $1`,
+	return s.user(ctx, `SELECT `+userColumns+` FROM users WHERE email = $1`,
 		strings.ToLower(strings.TrimSpace(email)))
 }
 
 // UserByTokenDigest finds the owner of an API token by its SHA-256 digest.
 func (s *Store) UserByTokenDigest(ctx context.Context, digest string) (*push.User, error) {
-	return s.user(ctx, `SELECT u.id, u.email, u.password_hash, u.auth_epoch, u.created_at
+	return s.user(ctx, `SELECT `+userColumnsOf("u")+`
 		FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.digest = $1`, digest)
 }
 
+// userColumns are what a push.User is read from (scanUser).
+const userColumns = `id, email, password_hash, auth_epoch, created_at, confirm_pending, receipts_default`
+
+// userColumnsOf is userColumns of the table aliased a.
+func userColumnsOf(a string) string {
+	return a + "." + strings.ReplaceAll(userColumns, ", ", ", "+a+".")
+}
+
 func (s *Store) user(ctx context.Context, query string, arg any) (*push.User, error) {
+	return scanUser(s.r.QueryRowContext(ctx, query, arg))
+}
+
+// scanUser reads the userColumns of one row.
+func scanUser(row scanner) (*push.User, error) {
 	var (
-		u  push.User
-		at int64
+		u       push.User
+		at      int64
+		pending int
 	)
-	err := s.r.QueryRowContext(ctx, query, arg).Scan(&u.ID, &u.Email, &u.PasswordHash, &u.AuthEpoch, &at)
+	err := row.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.AuthEpoch, &at, &pending, &u.ReceiptsDefault)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, push.Errorf(push.CodeNotFound, "no such user")
 	}
@@ -73,6 +96,7 @@ func (s *Store) user(ctx context.Context, query string, arg any) (*push.User, er
 		return nil, fmt.Errorf("load user: %w", err)
 	}
 	u.CreatedAt = fromMS(at)
+	u.ConfirmPending = pending != 0
 	return &u, nil
 }
 

@@ -12,17 +12,19 @@ import (
 
 // UserByID finds an account; push.CodeNotFound when there is none.
 func (s *Store) UserByID(ctx context.Context, id int64) (*push.User, error) {
-	return s.user(ctx, `SELECT id, email, password_hash, auth_epoch, created_at FROM users WHERE id = $1`, id)
+	return s.user(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id)
 }
 
 // SetPassword replaces a user's password hash and gives the account a new
 // auth epoch, in one transaction that also deletes every web session of the
-// account: a session signed in with the old password, stolen or not, ends.
+// account (a session signed in with the old password, stolen or not, ends)
+// and any password reset link it has outstanding.
 // It returns the new epoch, for the session of the caller to carry on with.
 func (s *Store) SetPassword(ctx context.Context, userID int64, passwordHash string, now time.Time) (string, error) {
 	epoch := newEpoch()
 	_, err := write(ctx, s, func(tx *Tx) (none, error) {
-		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $1, auth_epoch = $2, updated_at = $3 WHERE id = $4`,
+		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $1, auth_epoch = $2, updated_at = $3,
+			reset_digest = NULL, reset_expires_at = NULL WHERE id = $4`,
 			passwordHash, epoch, ms(now), userID)
 		if err != nil {
 			return none{}, fmt.Errorf("set password: %w", err)

@@ -39,6 +39,15 @@ type Env struct {
 // change the limits first. Everything is closed at the test's end.
 func New(tb testing.TB, configure func(*service.Limits)) *Env {
 	tb.Helper()
+	return NewWithMail(tb, configure, nil)
+}
+
+// NewWithMail is New for a service that sends email through mailer (a real
+// SMTP sender, e.g. to internal/mailtest's server): link dispatch and read
+// receipts are on unless configure turns them off. The outbox is delivered
+// when a test asks (Service.DeliverOutbox), at the Env's clock.
+func NewWithMail(tb testing.TB, configure func(*service.Limits), mailer service.Mailer) *Env {
+	tb.Helper()
 	ctx := context.Background()
 	e := &Env{DBURL: testdb.URL(tb), Clock: testclock.New(Start), FilesDir: filepath.Join(tb.TempDir(), "files")}
 	var err error
@@ -56,12 +65,13 @@ func New(tb testing.TB, configure func(*service.Limits)) *Env {
 		tb.Fatal(err)
 	}
 	limits := service.Limits{Settings: push.DefaultSettings()}
+	limits.Settings.NotifyByEmail, limits.Settings.Receipts = mailer != nil, mailer != nil
 	if configure != nil {
 		configure(&limits)
 	}
 	// A cheap Argon2id: tests afford many derivations.
 	e.Service = service.New(service.Deps{Store: e.Store, Keys: e.Keys, Argon: secure.NewArgon(1, 64, 1, 4),
-		Files: e.Files, Now: e.Clock.Now}, limits)
+		Files: e.Files, Now: e.Clock.Now, Mail: mailer}, limits)
 	return e
 }
 

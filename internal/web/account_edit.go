@@ -3,14 +3,55 @@ package web
 import (
 	"errors"
 	"net/http"
+	"net/url"
 
 	"hush/internal/push"
 )
 
 // accountView is what edit.html shows.
 type accountView struct {
-	Email  string
-	Notice string
+	Email    string
+	Notice   string
+	Receipts []receiptBox // the default receipts of new pushes; nil where the server sends no email
+}
+
+// receiptBox is one receipt's checkbox.
+type receiptBox struct {
+	Field   string
+	Label   string
+	Checked bool
+}
+
+// receiptLabels say what each receipt is, in push.AllReceipts' order.
+var receiptLabels = []string{"it is viewed", "a wrong passphrase is tried", "it expires"}
+
+// receiptBoxes are the receipt checkboxes, checked as r says; nil where the
+// server sends no email.
+func (s *Server) receiptBoxes(r push.Receipts) []receiptBox {
+	if !s.settings().Receipts {
+		return nil
+	}
+	out := make([]receiptBox, len(push.AllReceipts))
+	for i, x := range push.AllReceipts {
+		out[i] = receiptBox{Field: x.Field(), Label: receiptLabels[i], Checked: r.Has(x)}
+	}
+	return out
+}
+
+// formReceipts are the receipts a form's checkboxes ask for.
+func formReceipts(f url.Values) push.Receipts {
+	var r push.Receipts
+	for _, x := range push.AllReceipts {
+		if f.Has(x.Field()) {
+			r |= x
+		}
+	}
+	return r
+}
+
+// view is the account page of u.
+func (s *Server) accountView(u *push.User) accountView {
+	return accountView{Email: u.Email, Receipts: s.receiptBoxes(u.ReceiptsDefault)}
 }
 
 // accountForm serves GET /users/edit: change password, delete account.
@@ -19,7 +60,28 @@ func (s *Server) accountForm(w http.ResponseWriter, r *http.Request) error {
 	if u == nil {
 		return nil
 	}
-	s.render(w, r, "edit.html", page{Title: "Your account", User: u, Data: accountView{Email: u.Email}})
+	s.render(w, r, "edit.html", page{Title: "Your account", User: u, Data: s.accountView(u)})
+	return nil
+}
+
+// receiptsDefault serves POST /users/receipts: the receipts the user's new
+// pushes ask for unless the create form says otherwise.
+func (s *Server) receiptsDefault(w http.ResponseWriter, r *http.Request) error {
+	u := s.requireUser(w, r)
+	if u == nil {
+		return nil
+	}
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	rc := formReceipts(r.PostForm)
+	if err := s.svc.SetReceiptsDefault(r.Context(), u, rc); err != nil {
+		return err
+	}
+	u.ReceiptsDefault = rc
+	v := s.accountView(u)
+	v.Notice = "Your email settings have been saved."
+	s.render(w, r, "edit.html", page{Title: "Your account", User: u, Data: v})
 	return nil
 }
 
@@ -31,7 +93,7 @@ func (s *Server) accountError(w http.ResponseWriter, r *http.Request, u *push.Us
 	if errors.As(err, &e) && e.Fields["current_password"] != nil {
 		err = &push.Error{Code: push.CodeUnauthenticated, Message: wrongPassword}
 	}
-	return s.formAgain(w, r, err, "edit.html", "Your account", accountView{Email: u.Email})
+	return s.formAgain(w, r, err, "edit.html", "Your account", s.accountView(u))
 }
 
 // changePassword serves POST /users/password. Every other session of the
@@ -56,8 +118,9 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.render(w, r, "edit.html", page{Title: "Your account", User: changed,
-		Data: accountView{Email: changed.Email, Notice: "Your password has been changed. Every other session of your account has been signed out."}})
+	v := s.accountView(changed)
+	v.Notice = "Your password has been changed. Every other session of your account has been signed out."
+	s.render(w, r, "edit.html", page{Title: "Your account", User: changed, Data: v})
 	return nil
 }
 

@@ -38,8 +38,11 @@ type createView struct {
 	Duration      string                // the duration chosen ("" for the days)
 	RetrievalStep bool
 	Deletable     bool
-	MaxFiles      int    // file kind: how many files one push may carry
-	FileLimits    string // file kind: the size limits, for people
+	MaxFiles      int          // file kind: how many files one push may carry
+	FileLimits    string       // file kind: the size limits, for people
+	Receipts      []receiptBox // signed in, where the server sends email: the owner's receipts
+	Notify        bool         // signed in, where links may be emailed: the recipients field
+	NotifyTo      string
 	Errors        map[string][]string
 }
 
@@ -74,6 +77,10 @@ func (s *Server) newCreateView(kind push.Kind, u *push.User) createView {
 	}
 	if set.SubDayOffered(kind) {
 		v.Durations = push.SubDayDurations
+	}
+	if u != nil {
+		v.Receipts = s.receiptBoxes(u.ReceiptsDefault)
+		v.Notify = set.NotifyByEmail
 	}
 	for _, t := range []kindTab{{"text", "Text", false}, {"url", "URL", false}, {"qr", "QR code", false}, {"file", "File", false}} {
 		if set.KindEnabled(push.Kind(t.Kind)) && (t.Kind != "file" || s.filesAllowed(u)) {
@@ -113,7 +120,9 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 	if kind == push.KindFile && up.Count() == 0 {
 		err = &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{"files": {"Choose at least one file."}}}
 	} else {
-		c, err = s.svc.Create(r.Context(), service.CreateInput{User: u, Request: formRequest(f, kind, u), Uploads: up, Meta: s.meta(r)})
+		req := formRequest(f, kind, u)
+		s.formEmail(req, f, u)
+		c, err = s.svc.Create(r.Context(), service.CreateInput{User: u, Request: req, Uploads: up, Meta: s.meta(r), Origin: s.origin(r)})
 	}
 	var e *push.Error
 	if errors.As(err, &e) && e.Code == push.CodeInvalid {
@@ -122,6 +131,10 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 		v.Views, _ = strconv.Atoi(f.Get("expire_after_views"))
 		v.Duration = f.Get("expire_after_duration")
 		v.RetrievalStep, v.Deletable = f.Has("retrieval_step"), f.Has("deletable_by_viewer")
+		v.NotifyTo = f.Get("notify_emails_to")
+		if v.Receipts != nil {
+			v.Receipts = s.receiptBoxes(formReceipts(f))
+		}
 		v.Errors = e.Fields
 		s.render(w, r, "create.html", page{Title: "Share a secret", User: u, Status: http.StatusUnprocessableEntity,
 			Error: "Please correct the marked fields.", Data: v})
@@ -157,6 +170,24 @@ func formRequest(f url.Values, kind push.Kind, u *push.User) *push.CreateRequest
 		req.DeletableByViewer = &deletable
 	}
 	return req
+}
+
+// formEmail reads the e-mail fields of the form, which a signed-in user
+// sees where the server sends email: the recipients of the link, and each
+// receipt, which the form always states (an unchecked box is a no).
+func (s *Server) formEmail(req *push.CreateRequest, f url.Values, u *push.User) {
+	if u == nil {
+		return
+	}
+	st := s.settings()
+	if st.NotifyByEmail {
+		req.NotifyEmailsTo = strings.TrimSpace(f.Get("notify_emails_to"))
+	}
+	if st.Receipts {
+		got := formReceipts(f)
+		view, failed, expire := got.Has(push.ReceiptView), got.Has(push.ReceiptFailedPassphrase), got.Has(push.ReceiptExpire)
+		req.ReceiptOnView, req.ReceiptOnFailedPassphrase, req.ReceiptOnExpire = &view, &failed, &expire
+	}
 }
 
 // formInt reads a number field: blank is absent (the default applies).

@@ -47,8 +47,19 @@ func newHarness(t *testing.T, configure func(*Options, *push.Settings)) *harness
 // newHarnessLimits is newHarness for tests that change the size limits.
 func newHarnessLimits(t *testing.T, configure func(*Options, *service.Limits)) *harness {
 	t.Helper()
+	return newHarnessMail(t, configure, nil)
+}
+
+// newHarnessMail is newHarnessLimits for a service that sends email
+// through mailer (nil: none).
+func newHarnessMail(t *testing.T, configure func(*Options, *service.Limits), mailer service.Mailer) *harness {
+	t.Helper()
 	opts := Options{}
-	env := testenv.New(t, func(l *service.Limits) { configure(&opts, l) })
+	env := testenv.NewWithMail(t, func(l *service.Limits) {
+		if configure != nil {
+			configure(&opts, l)
+		}
+	}, mailer)
 	opts.Service = env.Service
 	w := New(opts)
 	apiServer := api.New(api.Options{Service: env.Service, MaxBody: 2 << 20, Version: "test"})

@@ -64,6 +64,8 @@ type page struct {
 	User       *push.User
 	SignUps    bool // the sign-up link is shown
 	SignIns    bool // the sign-in link is shown
+	Mail       bool // the server sends email: password resets, receipts
+	Confirm    bool // new accounts confirm their address
 	Error      string
 	Data       any
 	Status     int
@@ -77,6 +79,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p p
 	}
 	p.SignUps = !s.disableSignups
 	p.SignIns = !s.disableLogins
+	p.Mail, p.Confirm = s.svc.MailEnabled(), s.svc.ConfirmEmail()
 	var buf bytes.Buffer
 	t, ok := s.pages[name]
 	if !ok {

@@ -113,6 +113,14 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /users/password", s.handle(s.changePassword))
 	mux.Handle("POST /users/delete", s.handle(s.deleteAccount))
 	mux.Handle("GET /api_tokens", s.handle(s.apiTokens))
+	mux.Handle("GET /users/password/new", s.handle(s.resetForm))
+	mux.Handle("POST /users/password/new", s.handle(s.resetRequest))
+	mux.Handle("GET /users/password/edit", s.handle(s.resetEditForm))
+	mux.Handle("POST /users/password/edit", s.handle(s.resetSubmit))
+	mux.Handle("GET /users/confirmation", s.handle(s.confirm))
+	mux.Handle("GET /users/confirmation/new", s.handle(s.confirmForm))
+	mux.Handle("POST /users/confirmation/new", s.handle(s.confirmRequest))
+	mux.Handle("POST /users/receipts", s.handle(s.receiptsDefault))
 
 	mux.Handle("/", s.handle(s.fallback))
 

@@ -2,6 +2,8 @@ package web
 
 import (
 	"net/http"
+
+	"hush/internal/service"
 )
 
 // signUpsClosed answers the sign-up pages when accounts cannot be created
@@ -29,6 +31,13 @@ func (s *Server) signUpSubmit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f := r.PostForm
-	u, err := s.svc.SignUp(r.Context(), f.Get("email"), f.Get("password"), f.Get("password_confirmation"), s.meta(r))
+	u, err := s.svc.SignUpWith(r.Context(), service.SignUpInput{Email: f.Get("email"), Password: f.Get("password"),
+		Confirm: f.Get("password_confirmation"), Origin: s.origin(r), Meta: s.meta(r)})
+	if err == nil && u.ConfirmPending {
+		// Not signed in until the address is confirmed (docs/decisions.md, D39).
+		s.render(w, r, "message.html", page{Title: "Confirm your email address",
+			Data: "We sent a link to " + u.Email + ". Open it within a day to confirm your address, then sign in."})
+		return nil
+	}
 	return s.signedIn(w, r, u, err, "sign_up.html", "Sign up", signInView{Email: f.Get("email")})
 }

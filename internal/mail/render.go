@@ -1,0 +1,99 @@
+package mail
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	htmltemplate "html/template"
+	"strings"
+	texttemplate "text/template"
+)
+
+//go:embed templates
+var templateFS embed.FS
+
+// The messages Hush sends, by template name.
+const (
+	TemplateReset   = "reset"   // a password reset link (ResetData)
+	TemplateConfirm = "confirm" // an address confirmation link (ResetData)
+	TemplateNotify  = "notify"  // a secret link for its recipient (NotifyData)
+	TemplateReceipt = "receipt" // a read receipt for a push's owner (ReceiptData)
+)
+
+// ResetData fills the reset and confirm messages.
+type ResetData struct {
+	Origin string // scheme://host of the instance
+	Email  string // the account
+	Link   string // the single-use link
+	Valid  string // how long the link works, in words ("1 hour")
+}
+
+// NotifyData fills the message that brings a secret link to a recipient:
+// who sent it, the link and its limits — never the push's name, note or
+// payload.
+type NotifyData struct {
+	Origin     string
+	From       string // the owner's address
+	Link       string
+	Limits     string // "7 days or 5 views"
+	Passphrase bool   // the push asks for a passphrase
+}
+
+// ReceiptData fills a read receipt: which push (by its name or the
+// beginning of its token's time prefix), what happened and when — never
+// the link, the payload or the note.
+type ReceiptData struct {
+	Origin  string // "" when the instance has no fixed address
+	Event   string // view, failed_passphrase or expire
+	Label   string // the push's name in quotes, or its short id
+	At      string // when it happened
+	Created string // when the push was created
+	Quiet   string // how long further failed passphrases are not emailed
+}
+
+// message is one message's templates: subject and text, and HTML.
+type message struct {
+	text *texttemplate.Template
+	html *htmltemplate.Template
+}
+
+var messages = parseMessages()
+
+// parseMessages parses each message as a set of its own (the HTML with the
+// layout).
+func parseMessages() map[string]message {
+	out := map[string]message{}
+	for _, name := range []string{TemplateReset, TemplateConfirm, TemplateNotify, TemplateReceipt} {
+		out[name] = message{
+			text: texttemplate.Must(texttemplate.New(name).ParseFS(templateFS, "templates/"+name+".txt")),
+			html: htmltemplate.Must(htmltemplate.New(name).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")),
+		}
+	}
+	return out
+}
+
+// Render writes the message name for data, without its recipient: the
+// subject and the text from the plain-text template, the HTML (every value
+// escaped) from the HTML one.
+func Render(name string, data any) (Message, error) {
+	var m Message
+	tm, ok := messages[name]
+	if !ok {
+		return m, fmt.Errorf("mail: no message %q", name)
+	}
+	var subject, text, html bytes.Buffer
+	t, ht := tm.text, tm.html
+	if err := t.ExecuteTemplate(&subject, "subject", data); err != nil {
+		return m, fmt.Errorf("mail: %s subject: %w", name, err)
+	}
+	if err := t.ExecuteTemplate(&text, "text", data); err != nil {
+		return m, fmt.Errorf("mail: %s text: %w", name, err)
+	}
+	if err := ht.ExecuteTemplate(&html, "layout", data); err != nil {
+		return m, fmt.Errorf("mail: %s html: %w", name, err)
+	}
+	m.Subject = CleanHeader(subject.String())
+	m.Text = strings.TrimSpace(text.String()) + "\n"
+	m.HTML = html.String()
+	return m, nil
+}

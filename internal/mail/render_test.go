@@ -1,0 +1,44 @@
+package mail_test
+
+import (
+	"strings"
+	"testing"
+
+	"hush/internal/mail"
+)
+
+// TestRender: every message renders in plain text and HTML; values are
+// escaped in the HTML and the subject has no line break.
+func TestRender(t *testing.T) {
+	evil := `<script>alert(1)</script>"&`
+	m, err := mail.Render(mail.TemplateReceipt, mail.ReceiptData{Event: "view", Label: "\u201c" + evil + "\r\nBcc: x\u201d",
+		At: "2026-01-01 01:00 UTC", Created: "2025-12-31 01:00 UTC"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(m.HTML, "<script>") || !strings.Contains(m.HTML, "&lt;script&gt;") {
+		t.Errorf("HTML not escaped:\n%s", m.HTML)
+	}
+	if strings.ContainsAny(m.Subject, "\r\n") || !strings.Contains(m.Subject, "was viewed") {
+		t.Errorf("subject %q", m.Subject)
+	}
+	if !strings.Contains(m.Text, evil) {
+		t.Errorf("text %q lacks the label as it is", m.Text)
+	}
+	for name, data := range map[string]any{
+		mail.TemplateReset:   mail.ResetData{Origin: "https://h.example", Email: "a@b.example", Link: "https://h.example/x?t=1&u=2", Valid: "1 hour"},
+		mail.TemplateConfirm: mail.ResetData{Origin: "https://h.example", Email: "a@b.example", Link: "https://h.example/c", Valid: "1 day"},
+		mail.TemplateNotify:  mail.NotifyData{Origin: "https://h.example", From: "a@b.example", Link: "https://h.example/p/t", Limits: "7 days or 5 views"},
+	} {
+		m, err := mail.Render(name, data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if m.Subject == "" || m.Text == "" || !strings.Contains(m.HTML, "</html>") {
+			t.Errorf("%s: %+v", name, m)
+		}
+	}
+	if m, _ := mail.Render(mail.TemplateReset, mail.ResetData{Link: "https://h.example/x?t=1&u=2"}); !strings.Contains(m.HTML, `href="https://h.example/x?t=1&amp;u=2"`) {
+		t.Errorf("link in HTML:\n%s", m.HTML)
+	}
+}

@@ -1,0 +1,265 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"hush/internal/mail"
+	"hush/internal/push"
+	"hush/internal/secure"
+	"hush/internal/store"
+)
+
+// Password resets and address confirmation (docs/decisions.md, D36 and
+// D39). Asking for either only queues a message naming the address: the
+// request does the same work, and gets the same answer, whether or not the
+// address has an account. The outbox worker looks the account up when it
+// delivers; only then is the single-use link made, its token kept as a
+// digest with its expiry, and an email sent — or nothing, for an address
+// without an account.
+
+// How long the links work.
+const (
+	ResetValidFor   = time.Hour
+	ConfirmValidFor = 24 * time.Hour
+)
+
+// accountTokenBytes is the size of a reset or confirmation token.
+const accountTokenBytes = 32
+
+// Messages of the reset and confirmation pages.
+const (
+	MsgResetInvalid      = "This password reset link is invalid, was already used or has expired. Ask for a new one."
+	MsgConfirmInvalid    = "This confirmation link is invalid, was already used or has expired. Ask for a new one."
+	MsgConfirmFirst      = "You have to confirm your email address before continuing. Follow the link in the email we sent you."
+	MsgEmailNotAllowed   = "Sign-ups on this server are limited to certain email addresses, and this one is not among them."
+	msgMailOff           = "This server sends no email."
+	ResetPath            = "/users/password/edit"
+	ResetTokenParam      = "reset_password_token"
+	ConfirmPath          = "/users/confirmation"
+	ConfirmTokenParam    = "confirmation_token"
+	maxAccountTokenBytes = 128
+)
+
+// errMailOff answers what needs email on an instance that sends none.
+var errMailOff = &push.Error{Code: push.CodeNotFound, Message: msgMailOff}
+
+// addressJob is the payload of a reset or confirmation asked for by
+// address: the address and the origin the link is to name.
+type addressJob struct {
+	Email  string `json:"e"`
+	Origin string `json:"o"`
+}
+
+// RequestPasswordReset queues a password reset for email, whose link will
+// name the instance's fixed origin (origin, the request's, only where it
+// has none: linkOrigin). It answers the same whether or not the
+// address has an account, after the same work; CodeTooMany when the
+// address or the client asked too often.
+func (s *Service) RequestPasswordReset(ctx context.Context, email, origin string, m push.Meta) error {
+	return s.requestByAddress(ctx, kindReset, email, origin, m)
+}
+
+// RequestConfirmation queues a new confirmation link for email, as
+// RequestPasswordReset does a reset: nothing is sent when the address has
+// no account awaiting confirmation.
+func (s *Service) RequestConfirmation(ctx context.Context, email, origin string, m push.Meta) error {
+	if !s.accounts.ConfirmEmail {
+		return errMailOff
+	}
+	return s.requestByAddress(ctx, kindConfirm, email, origin, m)
+}
+
+func (s *Service) requestByAddress(ctx context.Context, kind, email, origin string, m push.Meta) error {
+	if s.mail == nil {
+		return errMailOff
+	}
+	email = NormalizeEmail(email)
+	if !ValidEmail(email) {
+		return invalid("email", MsgBadEmail)
+	}
+	now := s.Now()
+	if _, err := s.reserve(ctx, now, tooManyMails, mailLimits(kind, clientKey(m.IP), email)...); err != nil {
+		return err
+	}
+	msg, err := s.queued(kind, addressJob{Email: email, Origin: s.linkOrigin(origin)})
+	if err != nil {
+		return err
+	}
+	if err := s.store.Enqueue(ctx, now, msg); err != nil {
+		return err
+	}
+	s.wake()
+	return nil
+}
+
+// newAccountToken makes a single-use token and its digest, as stored.
+func newAccountToken() (token, digest string, err error) {
+	if token, err = secure.NewToken(accountTokenBytes); err != nil {
+		return "", "", err
+	}
+	return token, secure.TokenDigest(token), nil
+}
+
+// accountLink is origin + path with the token as its query parameter.
+func accountLink(origin, path, param, token string) string {
+	return origin + path + "?" + url.Values{param: {token}}.Encode()
+}
+
+// sendReset delivers a queued password reset: a fresh link for the account,
+// which replaces any earlier one, or nothing when the address has no
+// account.
+func (s *Service) sendReset(ctx context.Context, m store.OutboxMessage) error {
+	var job addressJob
+	if err := s.openQueued(m, &job); err != nil {
+		return fmt.Errorf("%w: %v", mail.ErrPermanent, err)
+	}
+	u, err := s.store.UserByEmail(ctx, job.Email)
+	if push.ErrorCode(err) == push.CodeNotFound {
+		return errNothingToSend
+	}
+	if err != nil {
+		return err
+	}
+	token, digest, err := newAccountToken()
+	if err != nil {
+		return err
+	}
+	if err := s.store.SetResetDigest(ctx, u.ID, digest, s.Now().Add(ResetValidFor)); err != nil {
+		return err
+	}
+	msg, err := mail.Render(mail.TemplateReset, mail.ResetData{Origin: job.Origin, Email: u.Email,
+		Link: accountLink(job.Origin, ResetPath, ResetTokenParam, token), Valid: "1 hour"})
+	if err != nil {
+		return err
+	}
+	msg.To = u.Email
+	return s.mail.Send(ctx, msg)
+}
+
+// sendConfirm delivers a queued confirmation: a fresh link for an account
+// that awaits confirmation, or nothing.
+func (s *Service) sendConfirm(ctx context.Context, m store.OutboxMessage) error {
+	var job addressJob
+	if err := s.openQueued(m, &job); err != nil {
+		return fmt.Errorf("%w: %v", mail.ErrPermanent, err)
+	}
+	u, err := s.store.UserByEmail(ctx, job.Email)
+	if push.ErrorCode(err) == push.CodeNotFound || (err == nil && !u.ConfirmPending) {
+		return errNothingToSend
+	}
+	if err != nil {
+		return err
+	}
+	token, digest, err := newAccountToken()
+	if err != nil {
+		return err
+	}
+	if ok, err := s.store.SetConfirmDigest(ctx, u.ID, digest, s.Now().Add(ConfirmValidFor)); err != nil || !ok {
+		if err == nil {
+			err = errNothingToSend
+		}
+		return err
+	}
+	msg, err := mail.Render(mail.TemplateConfirm, mail.ResetData{Origin: job.Origin, Email: u.Email,
+		Link: accountLink(job.Origin, ConfirmPath, ConfirmTokenParam, token), Valid: "24 hours"})
+	if err != nil {
+		return err
+	}
+	msg.To = u.Email
+	return s.mail.Send(ctx, msg)
+}
+
+// accountTokenDigest is the digest a reset or confirmation token is kept
+// as; "" for what cannot be a token.
+func accountTokenDigest(token string) string {
+	if token == "" || len(token) > maxAccountTokenBytes {
+		return ""
+	}
+	return secure.TokenDigest(token)
+}
+
+// ResetValid reports whether token is a password reset that still works:
+// the reset page asks for a new password only then.
+func (s *Service) ResetValid(ctx context.Context, token string) (bool, error) {
+	d := accountTokenDigest(token)
+	if d == "" {
+		return false, nil
+	}
+	return s.store.ResetValid(ctx, d, s.Now())
+}
+
+// ResetPassword sets a new password with a reset token, once: the token is
+// spent by the same statement that sets the password, so two requests with
+// it cannot both succeed. Every web session of the account ends. The
+// account, which the link proved to be reached at its address, counts as
+// confirmed.
+func (s *Service) ResetPassword(ctx context.Context, token, password, confirm string) (*push.User, error) {
+	notFound := &push.Error{Code: push.CodeNotFound, Message: MsgResetInvalid}
+	ok, err := s.ResetValid(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, notFound
+	}
+	if msg := PasswordError(password, confirm); msg != "" {
+		return nil, invalid("password", msg)
+	}
+	hash, err := s.argon.HashPassword(ctx, password)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.store.ResetPassword(ctx, accountTokenDigest(token), hash, s.Now())
+	if push.ErrorCode(err) == push.CodeNotFound {
+		return nil, notFound
+	}
+	return u, err
+}
+
+// ConfirmAccount spends a confirmation token: the account may sign in.
+func (s *Service) ConfirmAccount(ctx context.Context, token string) (*push.User, error) {
+	d := accountTokenDigest(token)
+	if d == "" {
+		return nil, &push.Error{Code: push.CodeNotFound, Message: MsgConfirmInvalid}
+	}
+	u, err := s.store.Confirm(ctx, d, s.Now())
+	if push.ErrorCode(err) == push.CodeNotFound {
+		return nil, &push.Error{Code: push.CodeNotFound, Message: MsgConfirmInvalid}
+	}
+	return u, err
+}
+
+// SetPassword gives the account of email a new password, for an operator
+// (`hush user set-password`): the password rules apply, no limit does, and
+// every web session of the account ends.
+func (s *Service) SetPassword(ctx context.Context, email, password string) (*push.User, error) {
+	if msg := PasswordError(password, password); msg != "" {
+		return nil, invalid("password", msg)
+	}
+	u, err := s.store.UserByEmail(ctx, NormalizeEmail(email))
+	if err != nil {
+		return nil, err
+	}
+	hash, err := s.argon.HashPassword(ctx, password)
+	if err != nil {
+		return nil, err
+	}
+	epoch, err := s.store.SetPassword(ctx, u.ID, hash, s.Now())
+	if err != nil {
+		return nil, err
+	}
+	u.PasswordHash, u.AuthEpoch = hash, epoch
+	return u, nil
+}
+
+// SetReceiptsDefault stores the receipts u's new pushes ask for unless told
+// otherwise.
+func (s *Service) SetReceiptsDefault(ctx context.Context, u *push.User, r push.Receipts) error {
+	if r != 0 && !s.settings.Receipts {
+		return &push.Error{Code: push.CodeInvalid, Message: "Receipts are not available: this server sends no email."}
+	}
+	return s.store.SetReceiptsDefault(ctx, u.ID, r, s.Now())
+}

@@ -1,0 +1,189 @@
+package web
+
+import (
+	"net/http"
+
+	"hush/internal/push"
+	"hush/internal/service"
+)
+
+// Password resets by email (docs/decisions.md, D36), at Password Pusher's
+// address /users/password/new: the visitor names an address and is told
+// the same, after the same work, whether or not it has an account; the
+// email's link opens /users/password/edit, where a new password is set
+// once. The pages exist only where Hush sends email and web sign-in is on.
+
+// resetView is what the reset pages show.
+type resetView struct {
+	Email string
+	Token string
+	Sent  bool // the request was taken: the answer is the same for every address
+}
+
+// resetClosed answers the reset pages where there are none.
+func (s *Server) resetClosed(w http.ResponseWriter, r *http.Request) bool {
+	if s.loginsDisabled(w, r) {
+		return true
+	}
+	if !s.svc.MailEnabled() {
+		s.notFound(w, r)
+		return true
+	}
+	return false
+}
+
+// resetForm serves GET /users/password/new.
+func (s *Server) resetForm(w http.ResponseWriter, r *http.Request) error {
+	if s.resetClosed(w, r) {
+		return nil
+	}
+	s.render(w, r, "password_new.html", page{Title: "Forgot your password?", Data: resetView{}})
+	return nil
+}
+
+// resetRequest serves POST /users/password/new: the reset is queued, and
+// the answer says so in words that fit an address without an account too.
+func (s *Server) resetRequest(w http.ResponseWriter, r *http.Request) error {
+	if s.resetClosed(w, r) {
+		return nil
+	}
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	email := r.PostForm.Get("email")
+	err := s.svc.RequestPasswordReset(r.Context(), email, s.origin(r), s.meta(r))
+	if s.formAgain(w, r, err, "password_new.html", "Forgot your password?", resetView{Email: email}) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.render(w, r, "password_new.html", page{Title: "Check your email",
+		Data: resetView{Email: service.NormalizeEmail(email), Sent: true}})
+	return nil
+}
+
+// resetEditForm serves GET /users/password/edit?reset_password_token=…:
+// the new password form, while the link still works.
+func (s *Server) resetEditForm(w http.ResponseWriter, r *http.Request) error {
+	if s.resetClosed(w, r) {
+		return nil
+	}
+	token := r.URL.Query().Get(service.ResetTokenParam)
+	ok, err := s.svc.ResetValid(r.Context(), token)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		s.resetInvalid(w, r)
+		return nil
+	}
+	s.render(w, r, "password_edit.html", page{Title: "Choose a new password", Data: resetView{Token: token}})
+	return nil
+}
+
+// resetInvalid tells that a reset link no longer works.
+func (s *Server) resetInvalid(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, "password_edit.html", page{Title: "This link no longer works", Status: http.StatusNotFound,
+		Error: service.MsgResetInvalid, Data: resetView{}})
+}
+
+// resetSubmit serves POST /users/password/edit: the new password, once per
+// link. Every session of the account ends, this browser's too; the visitor
+// signs in with the new password.
+func (s *Server) resetSubmit(w http.ResponseWriter, r *http.Request) error {
+	if s.resetClosed(w, r) {
+		return nil
+	}
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	f := r.PostForm
+	token := f.Get(service.ResetTokenParam)
+	_, err := s.svc.ResetPassword(r.Context(), token, f.Get("password"), f.Get("password_confirmation"))
+	if push.ErrorCode(err) == push.CodeNotFound {
+		s.resetInvalid(w, r)
+		return nil
+	}
+	if s.formAgain(w, r, err, "password_edit.html", "Choose a new password", resetView{Token: token}) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.sessions.Destroy(r.Context()); err != nil {
+		return err
+	}
+	s.render(w, r, "message.html", page{Title: "Your password has been changed",
+		Data: "Every session of your account has been signed out. Sign in with your new password."})
+	return nil
+}
+
+// confirmView is what the confirmation pages show.
+type confirmView struct {
+	Email string
+	Sent  bool
+}
+
+// confirmClosed answers the confirmation pages where new accounts do not
+// confirm their address.
+func (s *Server) confirmClosed(w http.ResponseWriter, r *http.Request) bool {
+	if s.loginsDisabled(w, r) {
+		return true
+	}
+	if !s.svc.ConfirmEmail() {
+		s.notFound(w, r)
+		return true
+	}
+	return false
+}
+
+// confirm serves GET /users/confirmation?confirmation_token=…, the link of
+// the confirmation email: the account may sign in from now on.
+func (s *Server) confirm(w http.ResponseWriter, r *http.Request) error {
+	if s.confirmClosed(w, r) {
+		return nil
+	}
+	_, err := s.svc.ConfirmAccount(r.Context(), r.URL.Query().Get(service.ConfirmTokenParam))
+	if push.ErrorCode(err) == push.CodeNotFound {
+		s.render(w, r, "confirmation_new.html", page{Title: "This link no longer works", Status: http.StatusNotFound,
+			Error: service.MsgConfirmInvalid, Data: confirmView{}})
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.render(w, r, "message.html", page{Title: "Your email address is confirmed", Data: "You can sign in now."})
+	return nil
+}
+
+// confirmForm serves GET /users/confirmation/new: ask for the link again.
+func (s *Server) confirmForm(w http.ResponseWriter, r *http.Request) error {
+	if s.confirmClosed(w, r) {
+		return nil
+	}
+	s.render(w, r, "confirmation_new.html", page{Title: "Confirm your email address", Data: confirmView{}})
+	return nil
+}
+
+// confirmRequest serves POST /users/confirmation/new, answering as the
+// reset request does.
+func (s *Server) confirmRequest(w http.ResponseWriter, r *http.Request) error {
+	if s.confirmClosed(w, r) {
+		return nil
+	}
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	email := r.PostForm.Get("email")
+	err := s.svc.RequestConfirmation(r.Context(), email, s.origin(r), s.meta(r))
+	if s.formAgain(w, r, err, "confirmation_new.html", "Confirm your email address", confirmView{Email: email}) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.render(w, r, "confirmation_new.html", page{Title: "Check your email",
+		Data: confirmView{Email: service.NormalizeEmail(email), Sent: true}})
+	return nil
+}
