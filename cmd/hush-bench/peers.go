@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -65,98 +66,119 @@ type summaryOf struct {
 }
 
 func writePeers(w io.Writer, g *runs, hush string, peers []string) {
-	isPeer := map[string]bool{}
-	for _, p := range peers {
-		isPeer[p] = true
+	r := peerReport{w: w, g: g, best: g.best(peers)}
+	r.figures()
+	if len(r.best) > 0 {
+		r.ratios(peers)
 	}
-	head := func(first string) {
-		fmt.Fprintf(w, "| %s |", first)
-		for _, s := range g.scenarios {
-			fmt.Fprintf(w, " %s |", s)
-		}
-		fmt.Fprint(w, "\n|---|")
-		for range g.scenarios {
-			fmt.Fprint(w, "---:|")
-		}
-		fmt.Fprintln(w)
-	}
+	r.targets(hush)
+	r.warnings()
+}
 
-	head("req/s (server CPU µs per request), p99")
-	for _, l := range g.labels {
-		fmt.Fprintf(w, "| %s |", l)
-		for _, s := range g.scenarios {
-			x := g.summary(l, s)
+// peerReport writes the parts of writePeers' report.
+type peerReport struct {
+	w    io.Writer
+	g    *runs
+	best map[string]summaryOf // the best peer of each scenario
+}
+
+// head writes a table's header: first, then one column per scenario.
+func (r peerReport) head(first string) {
+	fmt.Fprintf(r.w, "| %s |", first)
+	for _, s := range r.g.scenarios {
+		fmt.Fprintf(r.w, " %s |", s)
+	}
+	fmt.Fprint(r.w, "\n|---|")
+	for range r.g.scenarios {
+		fmt.Fprint(r.w, "---:|")
+	}
+	fmt.Fprintln(r.w)
+}
+
+// figures is the table of every server's throughput, CPU and p99.
+func (r peerReport) figures() {
+	r.head("req/s (server CPU µs per request), p99")
+	for _, l := range r.g.labels {
+		fmt.Fprintf(r.w, "| %s |", l)
+		for _, s := range r.g.scenarios {
+			x := r.g.summary(l, s)
 			if x.runs == 0 {
-				fmt.Fprint(w, " — |")
+				fmt.Fprint(r.w, " — |")
 				continue
 			}
-			fmt.Fprintf(w, " %s (%.0f), %s |", thousands(x.rps), x.cpu, ms(x.p99))
+			fmt.Fprintf(r.w, " %s (%.0f), %s |", thousands(x.rps), x.cpu, ms(x.p99))
 		}
-		fmt.Fprintln(w)
+		fmt.Fprintln(r.w)
 	}
+}
 
-	best := g.best(peers)
-	if len(best) > 0 {
-		fmt.Fprintln(w)
-		head("req/s ÷ the best of " + strings.Join(peers, ", "))
-		for _, l := range g.labels {
-			if isPeer[l] {
+// ratios is the table of each server's throughput over the best peer's.
+func (r peerReport) ratios(peers []string) {
+	fmt.Fprintln(r.w)
+	r.head("req/s ÷ the best of " + strings.Join(peers, ", "))
+	for _, l := range r.g.labels {
+		if slices.Contains(peers, l) {
+			continue
+		}
+		fmt.Fprintf(r.w, "| %s |", l)
+		for _, s := range r.g.scenarios {
+			x, b := r.g.summary(l, s), r.best[s]
+			if x.runs == 0 || b.runs == 0 {
+				fmt.Fprint(r.w, " — |")
 				continue
 			}
-			fmt.Fprintf(w, "| %s |", l)
-			for _, s := range g.scenarios {
-				x, b := g.summary(l, s), best[s]
-				if x.runs == 0 || b.runs == 0 {
-					fmt.Fprint(w, " — |")
-					continue
-				}
-				fmt.Fprintf(w, " %.2f |", x.rps/b.rps)
-			}
-			fmt.Fprintln(w)
+			fmt.Fprintf(r.w, " %.2f |", x.rps/b.rps)
 		}
-		fmt.Fprint(w, "| (the best) |")
-		for _, s := range g.scenarios {
-			if b, ok := best[s]; ok {
-				fmt.Fprintf(w, " %s |", b.label)
-			} else {
-				fmt.Fprint(w, " — |")
-			}
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintln(r.w)
 	}
+	fmt.Fprint(r.w, "| (the best) |")
+	for _, s := range r.g.scenarios {
+		if b, ok := r.best[s]; ok {
+			fmt.Fprintf(r.w, " %s |", b.label)
+		} else {
+			fmt.Fprint(r.w, " — |")
+		}
+	}
+	fmt.Fprintln(r.w)
+}
 
-	fmt.Fprintln(w)
-	for _, s := range g.scenarios {
-		x, b := g.summary(hush, s), best[s]
+// targets says, per scenario, whether hush meets each target.
+func (r peerReport) targets(hush string) {
+	fmt.Fprintln(r.w)
+	for _, s := range r.g.scenarios {
+		x, b := r.g.summary(hush, s), r.best[s]
 		if x.runs == 0 {
 			continue
 		}
 		line := fmt.Sprintf("target %-8s", s)
 		if b.runs > 0 {
-			r := x.rps / b.rps
-			line += fmt.Sprintf(" %s ÷ %s %.2f vs ≥ %.1f: %s;", hush, b.label, r, peerTargetRatio, verdict(r >= peerTargetRatio))
+			ratio := x.rps / b.rps
+			line += fmt.Sprintf(" %s ÷ %s %.2f vs ≥ %.1f: %s;", hush, b.label, ratio, peerTargetRatio, verdict(ratio >= peerTargetRatio))
 		}
 		line += fmt.Sprintf(" p99 %s vs ≤ %s: %s", ms(x.p99), ms(peerTargetP99), verdict(x.p99 <= peerTargetP99))
 		if want, ok := peerTargetCPU[s]; ok {
 			line += fmt.Sprintf("; CPU %.0f µs/req vs ≤ %.0f: %s", x.cpu, want, verdict(x.cpu <= want))
 		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(r.w, line)
 	}
+}
 
-	for _, l := range g.labels {
-		for _, s := range g.scenarios {
-			x := g.summary(l, s)
+// warnings names the figures that are not to be trusted.
+func (r peerReport) warnings() {
+	for _, l := range r.g.labels {
+		for _, s := range r.g.scenarios {
+			x, first := r.g.summary(l, s), r.g.summary(r.g.labels[0], s)
 			if x.errors > 0 {
-				fmt.Fprintf(w, "WARNING: %s %s had %d errors; its figures are not valid\n", l, s, x.errors)
+				fmt.Fprintf(r.w, "WARNING: %s %s had %d errors; its figures are not valid\n", l, s, x.errors)
 			}
 			if x.maxOther > noisyOther {
-				fmt.Fprintf(w, "WARNING: %s %s: other processes used up to %.2f cores during a run; rerun on a quiet machine\n", l, s, x.maxOther)
+				fmt.Fprintf(r.w, "WARNING: %s %s: other processes used up to %.2f cores during a run; rerun on a quiet machine\n", l, s, x.maxOther)
 			}
 			if x.maxClient > busyClient {
-				fmt.Fprintf(w, "WARNING: %s %s: the load generator used up to %.2f cores of its 1; the server may be under-measured\n", l, s, x.maxClient)
+				fmt.Fprintf(r.w, "WARNING: %s %s: the load generator used up to %.2f cores of its 1; the server may be under-measured\n", l, s, x.maxClient)
 			}
-			if x.runs != g.summary(g.labels[0], s).runs {
-				fmt.Fprintf(w, "WARNING: %s %s has %d runs, %s %d\n", l, s, x.runs, g.labels[0], g.summary(g.labels[0], s).runs)
+			if x.runs != first.runs {
+				fmt.Fprintf(r.w, "WARNING: %s %s has %d runs, %s %d\n", l, s, x.runs, r.g.labels[0], first.runs)
 			}
 		}
 	}

@@ -78,6 +78,21 @@ func (cfg *runConfig) validate() error {
 	switch {
 	case cfg.url == "":
 		return errors.New("-url is required")
+	case cfg.dialect != dialectPwpush && cfg.dialect != dialectYopass:
+		return fmt.Errorf("-dialect %q: want %s or %s", cfg.dialect, dialectPwpush, dialectYopass)
+	case !knownScenario(cfg.scenario):
+		return fmt.Errorf("-scenario %q: want %s", cfg.scenario, scenarioNames)
+	}
+	if err := cfg.checkBounds(); err != nil {
+		return err
+	}
+	_, err := checkLoopbackURLs(cfg.url)
+	return err
+}
+
+// checkBounds checks the numbers of cfg.
+func (cfg *runConfig) checkBounds() error {
+	switch {
 	case cfg.conns < 1 || cfg.conns > maxConns:
 		return fmt.Errorf("-c %d: want 1 to %d", cfg.conns, maxConns)
 	case cfg.dur <= 0 || cfg.dur > maxDuration:
@@ -86,15 +101,10 @@ func (cfg *runConfig) validate() error {
 		return fmt.Errorf("-warmup %v: want 0 to %v", cfg.warmup, maxWarmup)
 	case cfg.payload < 1 || cfg.payload > maxPayload:
 		return fmt.Errorf("-payload %d: want 1 to %d", cfg.payload, maxPayload)
-	case cfg.dialect != dialectPwpush && cfg.dialect != dialectYopass:
-		return fmt.Errorf("-dialect %q: want %s or %s", cfg.dialect, dialectPwpush, dialectYopass)
 	case cfg.rate < 0 || cfg.rate > 1e7:
 		return fmt.Errorf("-rate %v: want 0 (closed loop) to 1e7", cfg.rate)
-	case !knownScenario(cfg.scenario):
-		return fmt.Errorf("-scenario %q: want %s", cfg.scenario, scenarioNames)
 	}
-	_, err := checkLoopbackURLs(cfg.url)
-	return err
+	return nil
 }
 
 // pidList is the value of -pid: process ids, comma-separated.

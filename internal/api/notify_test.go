@@ -45,6 +45,13 @@ func TestNotifyEmailsContract(t *testing.T) {
 	if p := mustPush(t, h, tok); p.Receipts != 1 || p.NotifyCount != 1 {
 		t.Errorf("stored receipts %d, recipients %d", p.Receipts, p.NotifyCount)
 	}
+	// As the pwpush CLI's --notify sends it: a Rails-style form.
+	r = h.do("POST", "/api/v2/pushes", "push%5Bpayload%5D=cli&push%5Bnotify_emails_to%5D=cli%40example.org&push%5Bnotify_emails_to_locale%5D=en",
+		append(owner, "Content-Type", "application/x-www-form-urlencoded")...)
+	wantStatus(t, "form create with a recipient", r, http.StatusCreated)
+	if m := r.obj(t); m["notify_emails_to"] != "cli@example.org" || m["notify_emails_to_locale"] != "en" {
+		t.Errorf("form create echoes %v", m)
+	}
 	// A push made without the fields echoes none of them.
 	if m := h.do("POST", "/api/v2/pushes", map[string]any{"push": map[string]any{"payload": "p"}}, owner...).obj(t); m["notify_emails_to"] != nil {
 		t.Errorf("create without recipients: %v", m)
@@ -76,11 +83,11 @@ func TestNotifyEmailsContract(t *testing.T) {
 	if err := h.env.Service.DeliverOutbox(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	for _, to := range []string{"a@example.org", "b@example.org", "c@example.org", "e@example.org"} {
+	for _, to := range []string{"a@example.org", "b@example.org", "c@example.org", "e@example.org", "cli@example.org"} {
 		mp.Wait(t, to, 1, 5*time.Second)
 	}
-	if n := mp.Count(t); n != 4 {
-		t.Errorf("%d messages, want 4", n)
+	if n := mp.Count(t); n != 5 {
+		t.Errorf("%d messages, want 5", n)
 	}
 	audit := h.do("GET", "/api/v2/pushes/"+tok+"/audit", nil, owner...)
 	if n := strings.Count(string(audit.body), `"creation_email_send"`); n != 4 {

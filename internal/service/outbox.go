@@ -19,11 +19,17 @@ import (
 // once it has failed for good, and the failure is logged and counted. A
 // request never waits for a delivery: it only queues.
 const (
-	outboxLease    = 2 * time.Minute // longer than a delivery can take (connect, then each reply, 10 s each)
-	outboxBatch    = 20
-	outboxAttempts = 12 // about 6 hours of trying
-	outboxFirstTry = 30 * time.Second
-	outboxMaxWait  = time.Hour
+	// A claim holds its batch for outboxLease. The worker starts no
+	// delivery once half of it has passed (the rest of the batch goes
+	// back), and each delivery is cut after outboxSendLimit, so none
+	// outlives the lease and another instance never sends the same
+	// message while this one still may.
+	outboxLease     = 5 * time.Minute
+	outboxSendLimit = 2 * time.Minute
+	outboxBatch     = 20
+	outboxAttempts  = 12 // about 6 hours of trying
+	outboxFirstTry  = 30 * time.Second
+	outboxMaxWait   = time.Hour
 	// OutboxKeepFailed is how long a message that failed for good is
 	// kept (without its payload), for the operator.
 	OutboxKeepFailed = 7 * 24 * time.Hour
@@ -86,15 +92,25 @@ func (s *Service) DeliverOutbox(ctx context.Context) error {
 		if err != nil || len(batch) == 0 {
 			return err
 		}
-		for i, m := range batch {
-			if ctx.Err() != nil {
-				// Stopping: what was claimed and not tried goes back.
-				s.releaseAll(context.WithoutCancel(ctx), batch[i:])
-				return nil
-			}
-			if err := s.deliver(ctx, m); err != nil {
-				return err
-			}
+		if err := s.deliverBatch(ctx, batch, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deliverBatch delivers the messages of a batch claimed at claimed, one by
+// one, while the claim's lease leaves room for a whole delivery; what is
+// left then goes back, to be claimed afresh.
+func (s *Service) deliverBatch(ctx context.Context, batch []store.OutboxMessage, claimed time.Time) error {
+	for i, m := range batch {
+		if ctx.Err() != nil || s.Now().Sub(claimed) > outboxLease/2 {
+			// Stopping, or late: what was claimed and not tried goes back.
+			s.releaseAll(context.WithoutCancel(ctx), batch[i:])
+			return nil
+		}
+		if err := s.deliver(ctx, m); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -112,7 +128,9 @@ func (s *Service) releaseAll(ctx context.Context, msgs []store.OutboxMessage) {
 // deliver sends one claimed message and records the outcome. Only a
 // failure to record it is returned.
 func (s *Service) deliver(ctx context.Context, m store.OutboxMessage) error {
-	err := s.send(ctx, m)
+	sendCtx, cancel := context.WithTimeout(ctx, outboxSendLimit)
+	err := s.send(sendCtx, m)
+	cancel()
 	bg := context.WithoutCancel(ctx)
 	switch {
 	case err == nil || errors.Is(err, errNothingToSend):
@@ -120,8 +138,9 @@ func (s *Service) deliver(ctx context.Context, m store.OutboxMessage) error {
 		if err != nil {
 			result = DeliveryDropped
 		}
+		err := s.settle(s.store.OutboxDelivered(bg, m))
 		s.delivered(m, result)
-		return s.settle(s.store.OutboxDelivered(bg, m))
+		return err
 	case ctx.Err() != nil:
 		// Stopping mid-delivery: whether the server took it is unknown; it
 		// goes back, so it is sent at least once.
@@ -130,14 +149,16 @@ func (s *Service) deliver(ctx context.Context, m store.OutboxMessage) error {
 	case errors.Is(err, mail.ErrPermanent) || m.Attempts >= outboxAttempts:
 		s.log.Error("outbox: a message could not be delivered and is given up", "kind", m.Kind, "id", m.ID,
 			"attempts", m.Attempts, "err", err)
+		err = s.settle(s.store.OutboxFailed(bg, m, err.Error()))
 		s.delivered(m, DeliveryFailed)
-		return s.settle(s.store.OutboxFailed(bg, m, err.Error()))
+		return err
 	default:
 		wait := outboxWait(m.Attempts)
 		s.log.Warn("outbox: a message could not be delivered; it is tried again", "kind", m.Kind, "id", m.ID,
 			"attempts", m.Attempts, "retry_in", wait.String(), "err", err)
+		err = s.settle(s.store.OutboxRetry(bg, m, s.Now().Add(wait), err.Error()))
 		s.delivered(m, DeliveryRetry)
-		return s.settle(s.store.OutboxRetry(bg, m, s.Now().Add(wait), err.Error()))
+		return err
 	}
 }
 

@@ -1,8 +1,11 @@
 package service
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -47,8 +50,10 @@ func newMailService(t *testing.T, st *store.Store, clock *testclock.Clock, mp *m
 	if err != nil {
 		t.Fatal(err)
 	}
+	settings := push.DefaultSettings()
+	settings.NotifyByEmail, settings.Receipts = true, true
 	return New(Deps{Store: st, Keys: keys, Argon: secure.NewArgon(1, 64, 1, 0), Now: clock.Now, Mail: sender,
-		Origin: "https://hush.example", Deliveries: log.add}, Limits{Settings: push.DefaultSettings()})
+		Origin: "https://hush.example", Deliveries: log.add}, Limits{Settings: settings})
 }
 
 func TestOutboxWait(t *testing.T) {
@@ -218,6 +223,137 @@ func TestOutboxInstances(t *testing.T) {
 	for a, k := range seen {
 		if k != 1 {
 			t.Errorf("%s got %d messages", a, k)
+		}
+	}
+}
+
+// Key rotation re-seals what waits in the outbox: after it, a service
+// with the new key alone delivers a message queued under the old one.
+func TestOutboxKeyRotation(t *testing.T) {
+	mp := mailtest.Start(t, mailtest.Options{})
+	clock := testclock.New(t0)
+	st := openTestStore(t, testdb.URL(t))
+	var log deliveryLog
+	old := newMailService(t, st, clock, mp, &log)
+	ctx := context.Background()
+	if _, err := st.CreateUser(ctx, "rotate@example.com", "x", t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.RequestPasswordReset(ctx, "rotate@example.com", "", push.Meta{IP: "192.0.2.1"}); err != nil {
+		t.Fatal(err)
+	}
+	newKey := bytes.Repeat([]byte{9}, 32)
+	both, err := secure.NewKeyring(newKey, testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := st.Reseal(ctx, func(tokenKey string, f store.SealedField, sealed []byte) ([]byte, bool, error) {
+		return Reseal(both, tokenKey, string(f), sealed)
+	})
+	if err != nil || n != 1 {
+		t.Fatalf("reseal: %d changed, %v", n, err)
+	}
+	fresh := newMailService(t, st, clock, mp, &log)
+	if fresh.keys, err = secure.NewKeyring(newKey); err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.DeliverOutbox(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := log.String(); got != "[password_reset:sent]" {
+		t.Errorf("deliveries %s", got)
+	}
+	m := mp.Wait(t, "rotate@example.com", 1, 5*time.Second)[0]
+	if !strings.Contains(m.Text, "https://hush.example/users/password/edit?reset_password_token=") {
+		t.Errorf("message:\n%s", m.Text)
+	}
+}
+
+// A worker whose claim is late (half its lease gone, here by the clock
+// jumping while it delivers) sends nothing more of its batch: once its
+// lease has run out another instance takes the rest, and each message is
+// still sent once.
+func TestOutboxLateBatch(t *testing.T) {
+	mp := mailtest.Start(t, mailtest.Options{})
+	clock := testclock.New(t0)
+	url := testdb.URL(t)
+	var logA, logB deliveryLog
+	a := newMailService(t, openTestStore(t, url), clock, mp, &logA)
+	b := newMailService(t, openTestStore(t, url), clock, mp, &logB)
+	ctx := context.Background()
+	for i := range 3 {
+		m, err := a.queueEmail(mail.Message{To: fmt.Sprintf("late%d@example.org", i), Subject: "s", Text: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.store.Enqueue(ctx, clock.Now(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// After A's first delivery, its lease runs out and B delivers.
+	a.deliveries = func(kind, result string) {
+		logA.add(kind, result)
+		if clock.Now().Equal(t0) {
+			clock.Advance(outboxLease + time.Second)
+			if err := b.DeliverOutbox(ctx); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if err := a.DeliverOutbox(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := logA.String(), logB.String(); a != "[email:sent]" || b != "[email:sent email:sent]" {
+		t.Errorf("deliveries: A %s, B %s", a, b)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := mp.Count(t); n != 3 {
+		t.Errorf("%d messages arrived, want 3", n)
+	}
+}
+
+// Wrong passphrases are reported once per push in the quiet time, then
+// again; from any client.
+func TestFailedPassphraseReceipts(t *testing.T) {
+	mp := mailtest.Start(t, mailtest.Options{})
+	clock := testclock.New(t0)
+	st := openTestStore(t, testdb.URL(t))
+	var log deliveryLog
+	s := newMailService(t, st, clock, mp, &log)
+	ctx := context.Background()
+	u, err := st.CreateUser(ctx, "guarded@example.com", "x", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Create(ctx, CreateInput{User: u, Meta: push.Meta{IP: "192.0.2.1"}, Request: &push.CreateRequest{Payload: "p",
+		Passphrase: "right one", Name: "guarded", ReceiptOnFailedPassphrase: ptr(true), ReceiptOnView: ptr(false)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	guess := func(ip string) {
+		t.Helper()
+		if _, err := s.Retrieve(ctx, c.Push.URLToken, "wrong", nil, push.Meta{IP: ip}); !errors.Is(err, ErrPassphrase) {
+			t.Fatalf("guess: %v", err)
+		}
+	}
+	guess("192.0.2.10")
+	guess("192.0.2.11")
+	clock.Advance(receiptQuiet - time.Second)
+	guess("192.0.2.12")
+	if err := s.DeliverOutbox(ctx); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(2 * time.Second)
+	guess("192.0.2.13")
+	if err := s.DeliverOutbox(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := log.String(); got != "[receipt:sent receipt:sent]" {
+		t.Errorf("deliveries %s, want two receipts", got)
+	}
+	for _, m := range mp.Wait(t, "guarded@example.com", 2, 5*time.Second) {
+		if m.Subject != "A wrong passphrase was tried on your push \u201cguarded\u201d" || strings.Contains(m.Text, c.Push.URLToken) {
+			t.Errorf("receipt %q:\n%s", m.Subject, m.Text)
 		}
 	}
 }

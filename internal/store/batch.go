@@ -155,48 +155,24 @@ func (b *batcher) commit(batch []*job) {
 }
 
 func (b *batcher) commitJobs(live []*job) {
-	ctx := context.Background()
 	for len(live) > 1 {
-		failed := -1
-		var ran, gone []*job
-		err := b.s.inTx(ctx, func(tx *Tx) error {
-			ran, gone = ran[:0], gone[:0]
-			for i, j := range live {
-				if j.ctx.Err() != nil {
-					gone = append(gone, j)
-					continue
-				}
-				if err := j.run(tx); err != nil {
-					failed = i
-					return errBatchBody
-				}
-				ran = append(ran, j)
-			}
-			// A caller that left while the bodies ran (waiting on a row
-			// lock, say) must not have its write committed: the others
-			// go again without it.
-			for _, j := range ran {
-				if j.ctx.Err() != nil {
-					return errCallerGone
-				}
-			}
-			return nil
-		})
+		sh := shared{failed: -1} // -1 also when the transaction fails to begin
+		err := b.s.inTx(context.Background(), func(tx *Tx) error { return sh.run(tx, live) })
 		if errors.Is(err, errCallerGone) {
 			live = stillWaited(live)
 			continue
 		}
 		if err == nil {
-			b.shared.Add(int64(len(ran)))
-			for _, j := range ran {
+			b.shared.Add(int64(len(sh.ran)))
+			for _, j := range sh.ran {
 				j.err <- nil
 			}
-			for _, j := range gone {
+			for _, j := range sh.gone {
 				j.err <- j.ctx.Err()
 			}
 			return
 		}
-		if failed < 0 {
+		if sh.failed < 0 {
 			if _, ok := FaultOf(err); ok && !conflict(err) {
 				// The database is busy, full or gone: one by one, each
 				// would wait and fail the same way.
@@ -207,13 +183,46 @@ func (b *batcher) commitJobs(live []*job) {
 			}
 			break
 		}
-		b.commitJobs(live[:failed])
-		live[failed].err <- b.alone(live[failed])
-		live = live[failed+1:]
+		b.commitJobs(live[:sh.failed])
+		live[sh.failed].err <- b.alone(live[sh.failed])
+		live = live[sh.failed+1:]
 	}
 	for _, j := range live {
 		j.err <- b.alone(j)
 	}
+}
+
+// shared is one attempt at running the bodies of a batch in a transaction:
+// those that ran, the callers that had gone before their turn, and the
+// index of the body that failed (-1: none).
+type shared struct {
+	ran, gone []*job
+	failed    int
+}
+
+// run runs the live jobs' bodies in tx, stopping at the first that fails
+// (errBatchBody). A caller that left while the bodies ran (waiting on a
+// row lock, say) must not have its write committed: errCallerGone, and
+// the others go again without it.
+func (sh *shared) run(tx *Tx, live []*job) error {
+	sh.ran, sh.gone, sh.failed = sh.ran[:0], sh.gone[:0], -1
+	for i, j := range live {
+		if j.ctx.Err() != nil {
+			sh.gone = append(sh.gone, j)
+			continue
+		}
+		if err := j.run(tx); err != nil {
+			sh.failed = i
+			return errBatchBody
+		}
+		sh.ran = append(sh.ran, j)
+	}
+	for _, j := range sh.ran {
+		if j.ctx.Err() != nil {
+			return errCallerGone
+		}
+	}
+	return nil
 }
 
 // errCallerGone marks a batch abandoned because a caller whose body ran

@@ -11,6 +11,7 @@ import (
 
 	"hush/internal/mail/smtp"
 	"hush/internal/mailtest"
+	"hush/internal/service"
 )
 
 // newMailHarness is a harness whose service sends email to a fresh
@@ -115,6 +116,64 @@ func TestBrowserEmail(t *testing.T) {
 	b.do(carol, chromedp.Navigate(h.url+"/users/edit"), chromedp.WaitVisible(css("h1")))
 	if h1 := run(b, carol, chromedp.Text(css("h1"))); h1 == "Your account" {
 		t.Error("carol's session survived the reset")
+	}
+	if errs := b.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors (CSP?): %v", errs)
+	}
+}
+
+// TestBrowserConfirmAccount: where new accounts confirm their address, a
+// person signs up in Chromium, is told to confirm, cannot sign in yet,
+// opens the emailed link, then signs in.
+func TestBrowserConfirmAccount(t *testing.T) {
+	b := newBrowser(t)
+	mp := mailtest.Start(t, mailtest.Options{})
+	sender, err := smtp.NewSender(smtp.Config{Host: mp.Host, Port: mp.Port, From: "hush@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessMail(t, func(_ *Options, l *service.Limits) { l.Accounts.ConfirmEmail = true }, sender)
+	fay := b.person()
+	b.do(fay, chromedp.Navigate(h.url+"/users/sign_up"), chromedp.WaitVisible(css("#email")),
+		chromedp.SendKeys(css("#email"), "fay@example.com"),
+		chromedp.SendKeys(css("#password"), "fay password"),
+		chromedp.SendKeys(css("#password_confirmation"), "fay password"),
+		chromedp.Click(css("main button[type=submit]")), chromedp.WaitNotPresent(css("#password_confirmation")))
+	if h1 := run(b, fay, chromedp.Text(css("h1"))); h1 != "Confirm your email address" {
+		t.Fatalf("after sign-up: %q", h1)
+	}
+	b.shot(fay, "sign-up-confirm")
+	signIn := func() string {
+		b.do(fay, chromedp.Navigate(h.url+"/users/sign_in"), chromedp.WaitVisible(css("#email")),
+			chromedp.SendKeys(css("#email"), "fay@example.com"), chromedp.SendKeys(css("#password"), "fay password"),
+			chromedp.Click(css("main button[type=submit]")), chromedp.WaitNotPresent(css("#password")))
+		return run(b, fay, chromedp.Text(css("body")))
+	}
+	b.do(fay, chromedp.Navigate(h.url+"/users/sign_in"), chromedp.WaitVisible(css(`a[href="/users/confirmation/new"]`)),
+		chromedp.SendKeys(css("#email"), "fay@example.com"), chromedp.SendKeys(css("#password"), "fay password"),
+		chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css(".alert")))
+	if msg := run(b, fay, chromedp.Text(css(".alert"))); !strings.Contains(msg, "confirm your email address") {
+		t.Errorf("sign in before confirming: %q", msg)
+	}
+	if err := h.svc.DeliverOutbox(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var link string
+	for _, f := range strings.Fields(mp.Wait(t, "fay@example.com", 1, 5*time.Second)[0].Text) {
+		if strings.Contains(f, "/users/confirmation?") {
+			link = f
+		}
+	}
+	u, err := url.Parse(link)
+	if err != nil || link == "" {
+		t.Fatalf("no confirmation link: %q", link)
+	}
+	b.do(fay, chromedp.Navigate(h.url+u.RequestURI()), chromedp.WaitVisible(css("h1")))
+	if h1 := run(b, fay, chromedp.Text(css("h1"))); h1 != "Your email address is confirmed" {
+		t.Errorf("confirmation page: %q", h1)
+	}
+	if body := signIn(); !strings.Contains(body, "Dashboard") {
+		t.Errorf("sign in after confirming: %.300s", body)
 	}
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors (CSP?): %v", errs)
