@@ -132,14 +132,21 @@ func (s *Store) Sweep(ctx context.Context, now time.Time, purgeAfter time.Durati
 // inChunks runs step, one chunk a call, until a chunk handles fewer than
 // sweepChunk rows, pacing between chunks and stopping when ctx is
 // cancelled. It returns the rows handled.
-func inChunks(ctx context.Context, step func() (int64, error)) (int64, error) {
+//
+// A chunk that has begun runs to its end even when ctx ends meanwhile (for
+// chunkGrace at most): a commit cut short by a cancellation may have
+// happened or not, and the sweep must know which rows it handled, so that
+// the counts of several instances add up exactly.
+func inChunks(ctx context.Context, step func(context.Context) (int64, error)) (int64, error) {
 	var total int64
 	for {
 		if err := ctx.Err(); err != nil {
 			return total, err
 		}
 		start := time.Now()
-		n, err := step()
+		chunk, done := chunkContext(ctx)
+		n, err := step(chunk)
+		done()
 		if err != nil {
 			return total, err
 		}
@@ -153,12 +160,26 @@ func inChunks(ctx context.Context, step func() (int64, error)) (int64, error) {
 	}
 }
 
+// chunkGrace is how long a chunk may go on after its sweep was cancelled.
+const chunkGrace = 5 * time.Second
+
+// chunkContext is the context of one chunk of a sweep under ctx: it ends
+// chunkGrace after ctx does, or when done is called.
+func chunkContext(ctx context.Context) (chunk context.Context, done func()) {
+	chunk, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(chunkGrace, cancel) })
+	return chunk, func() {
+		stop()
+		cancel()
+	}
+}
+
 // sweepExpire expires the pushes matching cond in chunks. The files of each
 // chunk's pushes lose their keys in the chunk's own transaction, so no push
 // is ever expired with readable files.
 func (s *Store) sweepExpire(ctx context.Context, cond string, now time.Time) (int64, error) {
 	query := expireQuery(cond)
-	total, err := inChunks(ctx, func() (int64, error) {
+	total, err := inChunks(ctx, func(ctx context.Context) (int64, error) {
 		return maintain(ctx, s, func(tx *Tx) (int64, error) {
 			rows, err := tx.QueryContext(ctx, query, ms(now), sweepChunk)
 			if err != nil {
@@ -206,7 +227,7 @@ func (s *Store) sweepExpire(ctx context.Context, cond string, now time.Time) (in
 
 // sweepFileKeys drops the keys of files whose push is expired, in chunks.
 func (s *Store) sweepFileKeys(ctx context.Context, purgeAt time.Time) error {
-	_, err := inChunks(ctx, func() (int64, error) {
+	_, err := inChunks(ctx, func(ctx context.Context) (int64, error) {
 		return maintain(ctx, s, func(tx *Tx) (int64, error) {
 			return rowsAffected(tx.ExecContext(ctx, sweepFileKeysQuery, ms(purgeAt), sweepChunk))
 		})
@@ -221,7 +242,7 @@ func (s *Store) sweepFileKeys(ctx context.Context, purgeAt time.Time) error {
 // file rows, by cascade) in chunks, and returns how many it deleted.
 func (s *Store) sweepDelete(ctx context.Context, cond string, before time.Time) (int64, error) {
 	query := deleteQuery(cond)
-	return inChunks(ctx, func() (int64, error) {
+	return inChunks(ctx, func(ctx context.Context) (int64, error) {
 		return maintain(ctx, s, func(tx *Tx) (int64, error) {
 			return rowsAffected(tx.ExecContext(ctx, query, ms(before), sweepChunk))
 		})

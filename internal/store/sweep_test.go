@@ -376,3 +376,33 @@ func TestSweepQueriesUseIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepChunkOutlivesItsCancellation: a chunk that has begun commits
+// and is counted even when the sweep is cancelled during it (a stopping
+// server), so that what the sweepers report adds up exactly; the next
+// chunk does not begin.
+func TestSweepChunkOutlivesItsCancellation(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	p := createPush(t, s, tok(1), nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	calls := 0
+	n, err := inChunks(ctx, func(chunk context.Context) (int64, error) {
+		calls++
+		cancel() // the server stops while the chunk runs
+		return maintain(chunk, s, func(tx *Tx) (int64, error) {
+			return rowsAffected(tx.ExecContext(chunk, `UPDATE pushes SET expired = 1 WHERE id = $1`, p.ID))
+		})
+	})
+	if n != 1 || err != nil || calls != 1 {
+		t.Errorf("cancelled during its chunk: %d rows, %v, %d chunks; want the chunk's 1 row counted", n, err, calls)
+	}
+	if got := mustLoad(t, s, tok(1)); !got.Expired {
+		t.Error("the chunk's write was not committed")
+	}
+	// A sweep cancelled before a chunk begins does nothing.
+	n, err = inChunks(ctx, func(context.Context) (int64, error) { calls++; return sweepChunk, nil })
+	if n != 0 || err == nil || calls != 1 {
+		t.Errorf("cancelled before: %d rows, %v, %d chunks; want none and the cancellation", n, err, calls)
+	}
+}
