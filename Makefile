@@ -59,11 +59,7 @@ vet:
 # Regenerate the screenshots of the main pages (needs /usr/bin/chromium).
 screenshots:
 	mkdir -p docs/screenshots
-<<<<<<< HEAD
-	HUSH_REQUIRE_ALL=1 HUSH_SCREENSHOTS=$(CURDIR)/docs/screenshots go test -count=1 -run 'TestBrowserFlows|TestBrowserAccounts|TestBrowserEmail' ./internal/web/
-=======
-	HUSH_REQUIRE_ALL=1 HUSH_SCREENSHOTS=$(CURDIR)/docs/screenshots go test -count=1 -run 'TestBrowserFlows|TestBrowserEmail|TestBrowserConfirmAccount' ./internal/web/
->>>>>>> main
+	HUSH_REQUIRE_ALL=1 HUSH_SCREENSHOTS=$(CURDIR)/docs/screenshots go test -count=1 -run 'TestBrowserFlows|TestBrowserAccounts|TestBrowserEmail|TestBrowserConfirmAccount' ./internal/web/
 
 # Hush against the hush-bench baseline, pinned, A/B alternated; prints the
 # table of docs/performance.md. Knobs: BENCH_DURATION (10s), BENCH_CONCURRENCY
