@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strings"
 )
 
@@ -16,9 +18,12 @@ var Version = "0.1.0"
 // env is how the program reads its environment.
 type env struct {
 	getenv func(string) string
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
+	// environ lists the process's environment (NAME=value), for the
+	// settings nothing reads (settingsRead.unused).
+	environ func() []string
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
 }
 
 const usage = `Hush — share secrets through links that expire.
@@ -72,7 +77,7 @@ var verbs = map[string]func(e *env, ctx context.Context, args []string) error{
 
 // Main runs the hush command and returns its exit status.
 func Main(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{getenv: getenv, environ: os.Environ, stdin: stdin, stdout: stdout, stderr: stderr}
 	if len(args) < 2 {
 		fmt.Fprint(stderr, usage)
 		return 2
@@ -84,6 +89,15 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdin 
 	}
 	run, ok := verbs[verb]
 	if !ok {
+		if subs := subcommands(args[1]); len(subs) > 0 {
+			if verb != args[1] {
+				fmt.Fprintf(stderr, "hush: unknown command %q; ", verb)
+			} else {
+				fmt.Fprint(stderr, "hush: ")
+			}
+			fmt.Fprintf(stderr, "%q takes one of: %s\n", args[1], strings.Join(subs, ", "))
+			return 2
+		}
 		fmt.Fprintf(stderr, "hush: unknown command %q\n\n%s", verb, usage)
 		return 2
 	}
@@ -106,6 +120,19 @@ func (e *env) version(context.Context, []string) error {
 func (e *env) help(context.Context, []string) error {
 	fmt.Fprint(e.stdout, usage)
 	return nil
+}
+
+// subcommands lists, sorted, the verbs under group ("user": create, list,
+// …); none when group is not one.
+func subcommands(group string) []string {
+	var subs []string
+	for v := range verbs {
+		if sub, ok := strings.CutPrefix(v, group+" "); ok {
+			subs = append(subs, sub)
+		}
+	}
+	slices.Sort(subs)
+	return subs
 }
 
 // errUsage reports a usage error whose message was already printed.

@@ -161,6 +161,13 @@ func TestVersionAndUsage(t *testing.T) {
 	if code, _, errOut := run(t, nil, "", "frobnicate"); code != 2 || !strings.Contains(errOut, "unknown command") {
 		t.Errorf("unknown verb: %d %q", code, errOut)
 	}
+	// A group without its subcommand, or with a wrong one, names those it takes.
+	for _, args := range [][]string{{"user"}, {"user", "frob"}} {
+		code, _, errOut := run(t, nil, "", args...)
+		if code != 2 || !strings.Contains(errOut, `"user" takes one of: create, delete,`) || !strings.Contains(errOut, "set-password") {
+			t.Errorf("%v: %d %q", args, code, errOut)
+		}
+	}
 	if code, out, _ := run(t, nil, "", "serve", "-h"); code != 0 || !strings.Contains(out, "PWP__ALLOW_ANONYMOUS") {
 		t.Errorf("serve -h: %d %q", code, out)
 	}
