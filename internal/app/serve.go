@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,7 +25,8 @@ import (
 
 // serve runs the HTTP service until ctx is cancelled, then shuts down gracefully.
 func (e *env) serve(ctx context.Context, args []string) error {
-	cfg, err := config.Load(args, e.getenv)
+	read := newSettingsRead(e.getenv)
+	cfg, err := config.Load(args, read.get)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, config.Usage())
 		return nil
@@ -37,7 +39,12 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	tuneGC(e.getenv, secure.DefaultArgon())
-	srv, err := newServer(ctx, cfg, newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel), clock)
+	log := newLogger(e.stderr, cfg.LogFormat, cfg.LogLevel)
+	if unused := read.unused(e.environ()); len(unused) > 0 {
+		log.Warn("these Password Pusher settings are set but Hush does not support them; they have no effect",
+			"settings", strings.Join(unused, " "))
+	}
+	srv, err := newServer(ctx, cfg, log, clock)
 	if err != nil {
 		return err
 	}
