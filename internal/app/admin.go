@@ -107,7 +107,7 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStore(ctx, cfg)
+	st, err := e.openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (e *env) tokenCreate(ctx context.Context, args []string) error {
 	if email == "" {
 		return errors.New("--email is required")
 	}
-	st, err := openStore(ctx, cfg)
+	st, err := e.openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -239,7 +239,7 @@ func (e *env) userSetPassword(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStore(ctx, cfg)
+	st, err := e.openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,9 @@ func openKeyed(ctx context.Context, cfg *config.Config, log *slog.Logger, genera
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := openStore(ctx, cfg)
+	st, err := openStore(ctx, cfg, func(where string) {
+		log.Info("created a new, empty database", "where", where)
+	})
 	if err != nil {
 		return nil, nil, err
 	}

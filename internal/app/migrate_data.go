@@ -64,5 +64,5 @@ func openURL(ctx context.Context, s string) (*store.Store, error) {
 		s = path
 	}
 	st, err := store.Open(ctx, s)
-	return migrateOpened(ctx, st, err)
+	return migrateOpened(ctx, st, err, nil)
 }

@@ -8,27 +8,53 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"hush/internal/config"
 	"hush/internal/secure"
 	"hush/internal/store"
 )
 
-// openStore opens the configured database and migrates it.
-func openStore(ctx context.Context, cfg *config.Config) (*store.Store, error) {
+// openStore opens the configured database and migrates it. A database
+// that had no schema yet (a new SQLite file, an empty PostgreSQL database)
+// is reported to created with where it is, so that a mistyped data
+// directory or URL does not go unnoticed.
+func openStore(ctx context.Context, cfg *config.Config, created func(where string)) (*store.Store, error) {
 	st, err := openDatabase(ctx, cfg)
-	return migrateOpened(ctx, st, err)
+	return migrateOpened(ctx, st, err, func() {
+		if created == nil {
+			return
+		}
+		if path, ok := cfg.SQLitePath(); ok {
+			created(path)
+		} else {
+			created("the PostgreSQL database of HUSH_DATABASE_URL")
+		}
+	})
+}
+
+// openStore, for a command-line verb, is openStore with a new database
+// said on stderr.
+func (e *env) openStore(ctx context.Context, cfg *config.Config) (*store.Store, error) {
+	return openStore(ctx, cfg, func(where string) {
+		fmt.Fprintf(e.stderr, "hush: created a new, empty database (%s); if you meant an existing one, check --data-dir or HUSH_DATABASE_URL\n", where)
+	})
 }
 
 // migrateOpened migrates a store just opened (or passes on the error of
-// opening it), closing it when the migration fails.
-func migrateOpened(ctx context.Context, st *store.Store, err error) (*store.Store, error) {
+// opening it), closing it when the migration fails. fresh, when set, is
+// called when the migration started from an empty schema.
+func migrateOpened(ctx context.Context, st *store.Store, err error, fresh func()) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := st.Migrate(ctx); err != nil {
+	applied, err := st.Migrate(ctx)
+	if err != nil {
 		st.Close()
 		return nil, err
+	}
+	if fresh != nil && slices.Contains(applied, 1) {
+		fresh()
 	}
 	return st, nil
 }

@@ -75,7 +75,7 @@ func (e *env) userAction(ctx context.Context, name string, action push.AdminActi
 		return fmt.Errorf("this deletes %s, its API token and all of its pushes, and cannot be undone: add --yes to go ahead",
 			service.NormalizeEmail(email))
 	}
-	st, err := openStore(ctx, cfg)
+	st, err := e.openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (e *env) userList(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStore(ctx, cfg)
+	st, err := e.openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
