@@ -112,6 +112,11 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
+	// A taken address is said before anything about the password: the
+	// operator must not fix a password for an account that exists.
+	if _, err := st.UserByEmail(ctx, service.NormalizeEmail(email)); err == nil {
+		return fmt.Errorf("a user with email %s already exists", service.NormalizeEmail(email))
+	}
 	u, err := accountService(st, cfg).CreateUser(ctx, email, password)
 	var pe *push.Error
 	switch {

@@ -203,6 +203,10 @@ func TestUserAndTokenVerbs(t *testing.T) {
 	if code, _, errOut := run(t, env, "", "user", "create", "--email", "alice@example.com", "--password", "another one"); code != 1 || !strings.Contains(errOut, "already exists") {
 		t.Errorf("duplicate: %d %q", code, errOut)
 	}
+	// Taken, with a password that would be refused too: the address is what is said.
+	if code, _, errOut := run(t, env, "", "user", "create", "--email", "alice@example.com", "--password", "short"); code != 1 || !strings.Contains(errOut, "already exists") {
+		t.Errorf("duplicate with a short password: %d %q", code, errOut)
+	}
 	for _, bad := range []string{"", "not-an-email", "a@b", "Alice <a@example.com>"} {
 		if code, _, errOut := run(t, env, "", "user", "create", "--email", bad, "--password", "long enough"); code != 1 || !strings.Contains(errOut, "invalid email") {
 			t.Errorf("email %q: %d %q", bad, code, errOut)
