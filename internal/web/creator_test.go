@@ -29,7 +29,10 @@ func TestCreateAnonymousAndPreview(t *testing.T) {
 	form.expect(t, http.StatusOK)
 	form.has(t, "<title>Share a secret · Hush</title>", `<label for="payload">Secret</label>`, `data-generate="payload"`,
 		`min="1" max="90"`, `href="/?kind=url"`, `href="/?kind=qr"`, `name="retrieval_step" checked`)
-	form.lacks(t, `id="note"`, `value="file"`)
+	// A visitor has no dashboard: no name to give the push, and the intro
+	// lists what they may send.
+	form.has(t, "Send a password, a link or a QR code through a link")
+	form.lacks(t, `id="note"`, `value="file"`, `id="name"`)
 	c.get("/?kind=url").has(t, `type="url" id="payload"`)
 	c.get("/?kind=qr").has(t, `maxlength="1024"`)
 
@@ -103,7 +106,7 @@ func TestCreateFollowsSettings(t *testing.T) {
 
 	c := h.signUp("set@example.com", "password one")
 	form := c.get("/")
-	form.has(t, `max="30"`, `id="note"`)
+	form.has(t, `max="30"`, `id="note"`, `id="name"`, "Send a password, a link, a QR code or files through a link")
 	form.lacks(t, `href="/?kind=url"`, `name="retrieval_step"`)
 	if r := c.get("/?kind=url"); strings.Contains(r.body, `type="url" id="payload"`) {
 		t.Error("a disabled kind is offered")
