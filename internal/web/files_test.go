@@ -119,7 +119,9 @@ func TestFilePushThroughTheForm(t *testing.T) {
 		}
 	}
 	// Downloads used no view: the second view is still there, then none.
-	bob.get("/p/"+tok).has(t, "or 0 more views", "keys &amp; notes.txt")
+	last := bob.get("/p/" + tok)
+	last.has(t, "This was the last view: the secret has now been deleted, and the download links stop working in five minutes.", "keys &amp; notes.txt")
+	last.lacks(t, "0 more views")
 	bob.get("/p/"+tok).has(t, "This secret link has expired")
 }
 

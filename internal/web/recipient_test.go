@@ -22,7 +22,9 @@ func TestRetrievalStepUsesNoView(t *testing.T) {
 	r := c.get("/p/" + tok)
 	r.expect(t, http.StatusOK)
 	r.has(t, "s3cret-value", `class="secret blurred"`, "Copy to clipboard",
-		"expires in 7 days or 0 more views")
+		"This was the last view: the secret has now been deleted. Copy what you need now")
+	// Nothing is said of a time or views left: there are none.
+	r.lacks(t, "expires in", "more view")
 	// No views remain, so there is nothing left to delete.
 	r.lacks(t, "<script>", "style=", "Delete this secret now")
 	// The last view is used up: the link is expired now, on both pages.
