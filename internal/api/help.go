@@ -16,7 +16,7 @@ import (
 var helpFS embed.FS
 
 // helpCSP allows nothing but the page itself: no script, no style, no frames.
-const helpCSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+const helpCSP = "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
 // helpOperation is one method and path of the OpenAPI document, for the page.
 type helpOperation struct {

@@ -23,8 +23,13 @@ func TestHelpPageCoversTheDocument(t *testing.T) {
 	if ct := r.header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
 		t.Errorf("Content-Type %q", ct)
 	}
-	if csp := r.header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") {
+	if csp := r.header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "style-src 'self'") ||
+		strings.Contains(csp, "script-src") {
 		t.Errorf("Content-Security-Policy %q", csp)
+	}
+	// Styled like the pages, with their header.
+	if body := r.String(); !strings.Contains(body, `<link rel="stylesheet" href="/static/style.css">`) || !strings.Contains(body, `<a class="brand" href="/">Hush</a>`) {
+		t.Error("the page does not use the site's stylesheet and header")
 	}
 	page := html.UnescapeString(r.String())
 	for _, bad := range []string{"<script", " on" + "click=", "style=", "javascript:"} {

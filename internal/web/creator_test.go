@@ -31,7 +31,7 @@ func TestCreateAnonymousAndPreview(t *testing.T) {
 		`min="1" max="90"`, `href="/?kind=url"`, `href="/?kind=qr"`, `name="retrieval_step" checked`)
 	// A visitor has no dashboard: no name to give the push, and the intro
 	// lists what they may send.
-	form.has(t, "Send a password, a link or a QR code through a link")
+	form.has(t, "Send a password, a link or a QR code through a link", `<a href="/help/api">API</a>`)
 	form.lacks(t, `id="note"`, `value="file"`, `id="name"`)
 	c.get("/?kind=url").has(t, `type="url" id="payload"`)
 	c.get("/?kind=qr").has(t, `maxlength="1024"`)
