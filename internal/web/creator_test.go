@@ -159,6 +159,18 @@ func TestDashboardPagingAndExpire(t *testing.T) {
 	e.has(t, "push-00")
 	e.lacks(t, "push-01<")
 	c.get("/dashboard?page=abc").expect(t, http.StatusOK)
+
+	// An active push's row offers its link; a retrieval after the last
+	// view counts no view in the row: 1 / 1, not 2 / 1.
+	c.get("/dashboard").has(t, `<a href="/p/`+toks[52]+`/preview">Link</a>`)
+	once := h.create(u, fields{"payload": "once", "name": "push-once", "expire_after_views": "1"})
+	r := h.client()
+	r.get("/p/"+once).has(t, "once")
+	r.get("/p/"+once).has(t, "This secret link has expired")
+	h.clock.Advance(1000)
+	e = c.get("/dashboard?tab=expired")
+	e.has(t, "push-once", "<td>1 / 1</td>")
+	e.lacks(t, "2 / 1", `/p/`+once+`/preview`)
 }
 
 func TestAuditPage(t *testing.T) {

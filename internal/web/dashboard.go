@@ -57,7 +57,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 			ExpiredOn: p.ExpiredOn,
 			TimeLeft:  timeLeft(p, now),
 			ViewsLeft: p.ViewsRemaining(),
-			Views:     p.ViewCount,
+			Views:     min(p.ViewCount, p.ExpireAfterViews), // a retrieval after the last view counts no view
 			MaxViews:  p.ExpireAfterViews,
 		})
 	}
