@@ -73,9 +73,32 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) error {
 		v.Next = n + 1
 	}
 	for _, e := range events {
-		v.Rows = append(v.Rows, auditRow{At: e.CreatedAt, Kind: e.Kind.String(), IP: e.IP,
+		v.Rows = append(v.Rows, auditRow{At: e.CreatedAt, Kind: eventWords(e.Kind), IP: e.IP,
 			UserAgent: e.UserAgent, Referrer: e.Referrer})
 	}
 	s.render(w, r, "audit.html", page{Title: "Audit log", User: u, Data: v})
 	return nil
+}
+
+// eventLabels say in words what each audit event was; the API keeps
+// Password Pusher's names (push.EventKind.String).
+var eventLabels = map[push.EventKind]string{
+	push.EventCreation:          "Created",
+	push.EventView:              "Viewed",
+	push.EventFailedView:        "Opened after it had expired",
+	push.EventExpire:            "Expired",
+	push.EventFailedPassphrase:  "Wrong or missing passphrase",
+	push.EventAdminView:         "Viewed by an administrator",
+	push.EventOwnerView:         "Viewed by you",
+	push.EventCreationEmailSend: "Link emailed to recipients",
+	push.EventFileUpload:        "File attached",
+	push.EventFileDownload:      "File downloaded",
+}
+
+// eventWords is the label of k, or its name when it has none.
+func eventWords(k push.EventKind) string {
+	if l, ok := eventLabels[k]; ok {
+		return l
+	}
+	return k.String()
 }

@@ -268,7 +268,7 @@ func TestBrowserFlows(t *testing.T) {
 	b.shot(alice, "dashboard")
 	b.do(alice, chromedp.Navigate(h.url+"/dashboard?tab=expired"), chromedp.WaitVisible(css("table")),
 		chromedp.Click(css("td a")), chromedp.WaitVisible(css("h2")))
-	if txt := run(b, alice, chromedp.Text(css("main"))); !strings.Contains(txt, "view") || !strings.Contains(txt, "failed_view") {
+	if txt := run(b, alice, chromedp.Text(css("main"))); !strings.Contains(txt, "Viewed") || !strings.Contains(txt, "Opened after it had expired") {
 		t.Errorf("audit page:\n%s", txt)
 	}
 	b.shot(alice, "audit")

@@ -185,7 +185,8 @@ func TestAuditPage(t *testing.T) {
 
 	a := c.get("/p/" + tok + "/audit")
 	a.expect(t, http.StatusOK)
-	a.has(t, "Audit log: audited", "my note", "<td>creation</td>", "<td>view</td>",
+	// Events in words, their times to the second.
+	a.has(t, "Audit log: audited", "my note", "<td>Created</td>", "<td>Viewed</td>", h.clock.Now().UTC().Format("2006-01-02 15:04:05 UTC"),
 		"&lt;script&gt;agent&lt;/script&gt;", `action="/p/`+tok+`/expire"`)
 	a.lacks(t, "<script>agent")
 
