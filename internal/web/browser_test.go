@@ -186,6 +186,21 @@ func TestBrowserFlows(t *testing.T) {
 		t.Errorf("secret still blurred after Show: %q", cls)
 	}
 	b.shot(bob, "secret")
+	// The copy button's outcome is said to screen readers too, through a
+	// polite live region (the clipboard may be refused to a headless
+	// browser: then the failure is what is said).
+	b.do(bob, chromedp.Click(css("[data-copy]")))
+	said := ""
+	for range 100 {
+		said = run(b, bob, chromedp.Evaluate[string](`(document.querySelector("[role=status][aria-live=polite]") || {}).textContent || ""`))
+		if said != "" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if said != "Copied to the clipboard" && !strings.HasPrefix(said, "Copy failed") {
+		t.Errorf("after Copy the live region says %q", said)
+	}
 	if _, err := chromedp.Call(bob, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}}); err != nil {
 		t.Fatal(err)

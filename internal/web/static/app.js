@@ -3,6 +3,21 @@
 (function () {
   function byId(id) { return document.getElementById(id); }
 
+  // announce says msg to screen readers through a polite live region,
+  // made once and kept out of sight.
+  var live;
+  function announce(msg) {
+    if (!live) {
+      live = document.createElement("p");
+      live.className = "visually-hidden";
+      live.setAttribute("role", "status");
+      live.setAttribute("aria-live", "polite");
+      document.body.appendChild(live);
+    }
+    live.textContent = "";
+    setTimeout(function () { live.textContent = msg; }, 50);
+  }
+
   document.addEventListener("click", function (ev) {
     var t = ev.target.closest("[data-copy],[data-reveal],[data-generate],.secret.blurred");
     if (!t) return;
@@ -12,8 +27,12 @@
       navigator.clipboard.writeText(text).then(function () {
         var old = t.textContent;
         t.textContent = "Copied";
+        announce("Copied to the clipboard");
         setTimeout(function () { t.textContent = old; }, 1500);
-      }, function () { t.textContent = "Copy failed: select and copy by hand"; });
+      }, function () {
+        t.textContent = "Copy failed: select and copy by hand";
+        announce(t.textContent);
+      });
     } else if (t.dataset.reveal) {
       toggle(byId(t.dataset.reveal), t);
     } else if (t.dataset.generate) {
