@@ -26,6 +26,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"hush/internal/testdb"
 )
 
 // Version is the Mailpit release the tests are written against; .ci/run
@@ -36,37 +38,14 @@ const installHint = "GOBIN=$HOME/.cache/hush-tools go install github.com/axllent
 
 // Binary returns the path of Mailpit: $HUSH_MAILPIT, else mailpit on PATH,
 // else $HOME/.cache/hush-tools/mailpit; "" if none exists.
-func Binary() string {
-	if p := os.Getenv("HUSH_MAILPIT"); p != "" {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		return ""
-	}
-	if p, err := exec.LookPath("mailpit"); err == nil {
-		return p
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		p := filepath.Join(home, ".cache", "hush-tools", "mailpit")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
-}
+func Binary() string { return testdb.Tool("HUSH_MAILPIT", "mailpit") }
 
 // Require skips the test when Mailpit is absent, or fails it when
 // HUSH_REQUIRE_ALL=1.
 func Require(t testing.TB) string {
 	t.Helper()
 	bin := Binary()
-	if bin == "" {
-		msg := "Mailpit not found (set HUSH_MAILPIT, put it on PATH, or build it: " + installHint + ")"
-		if os.Getenv("HUSH_REQUIRE_ALL") == "1" {
-			t.Fatal(msg + "; HUSH_REQUIRE_ALL=1 requires it")
-		}
-		t.Skip(msg)
-	}
+	testdb.Require(t, bin != "", "Mailpit not found (set HUSH_MAILPIT, put it on PATH, or build it: "+installHint+")")
 	return bin
 }
 

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -42,6 +43,28 @@ func Require(t testing.TB, ok bool, why string) {
 		t.Fatalf("required component missing (HUSH_REQUIRE_ALL=1): %s", why)
 	}
 	t.Skipf("skipped: %s", why)
+}
+
+// Tool returns the path of a test server's binary: the file $env names,
+// else name on PATH, else $HOME/.cache/hush-tools/name (where .ci/run
+// caches the builds); "" if none exists.
+func Tool(env, name string) string {
+	if p := os.Getenv(env); p != "" {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		return ""
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		p := filepath.Join(home, ".cache", "hush-tools", name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
 }
 
 var (

@@ -9,15 +9,15 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"hush/internal/testdb"
 )
 
 // Test credentials of the throwaway server; not secrets.
@@ -28,26 +28,9 @@ const (
 
 const installHint = "GOBIN=$HOME/.cache/hush-tools go install github.com/versity/versitygw/cmd/versitygw@v1.8.0"
 
-// Binary returns the path of versitygw: $HUSH_VERSITYGW, else versitygw on
-// PATH, else $HOME/.cache/hush-tools/versitygw; "" if none exists.
-func Binary() string {
-	if p := os.Getenv("HUSH_VERSITYGW"); p != "" {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		return ""
-	}
-	if p, err := exec.LookPath("versitygw"); err == nil {
-		return p
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		p := filepath.Join(home, ".cache", "hush-tools", "versitygw")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
-}
+// Binary returns the path of versitygw: $HUSH_VERSITYGW, else versitygw on PATH,
+// else $HOME/.cache/hush-tools/versitygw; "" if none exists.
+func Binary() string { return testdb.Tool("HUSH_VERSITYGW", "versitygw") }
 
 // Server is a running versitygw.
 type Server struct {
@@ -60,13 +43,7 @@ type Server struct {
 func Start(t testing.TB) *Server {
 	t.Helper()
 	bin := Binary()
-	if bin == "" {
-		msg := "versitygw not found (set HUSH_VERSITYGW, put it on PATH, or build it: " + installHint + ")"
-		if os.Getenv("HUSH_REQUIRE_ALL") == "1" {
-			t.Fatal(msg + "; HUSH_REQUIRE_ALL=1 requires it")
-		}
-		t.Skip(msg)
-	}
+	testdb.Require(t, bin != "", "versitygw not found (set HUSH_VERSITYGW, put it on PATH, or build it: "+installHint+")")
 	var lastLog string
 	for range 3 { // the free port may be taken before versitygw binds it
 		s, log, ok := try(t, bin)
