@@ -114,21 +114,22 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 	defer st.Close()
 	// A taken address is said before anything about the password: the
 	// operator must not fix a password for an account that exists.
-	if _, err := st.UserByEmail(ctx, service.NormalizeEmail(email)); err == nil {
+	svc := accountService(st, cfg)
+	if _, err := svc.UserByEmail(ctx, email); err == nil {
 		return fmt.Errorf("a user with email %s already exists", service.NormalizeEmail(email))
 	}
-	u, err := accountService(st, cfg).CreateUser(ctx, email, password)
+	u, err := svc.CreateUser(ctx, email, password)
 	var pe *push.Error
 	switch {
 	case errors.As(err, &pe) && pe.Message == service.MsgEmailTaken:
 		return fmt.Errorf("a user with email %s already exists", service.NormalizeEmail(email))
 	case errors.As(err, &pe) && pe.Code == push.CodeInvalid:
-		return errors.New(strings.ToLower(pe.Message[:1]) + strings.TrimSuffix(pe.Message[1:], "."))
+		return invalidInput(pe)
 	case err != nil:
 		return err
 	}
 	if admin {
-		if _, err := accountService(st, cfg).Administer(ctx, cliActor, push.AdminPromote, u.ID); err != nil {
+		if _, err := svc.Administer(ctx, cliActor, push.AdminPromote, u.ID); err != nil {
 			return fmt.Errorf("created user %s, but could not make it an administrator: %w", u.Email, err)
 		}
 	}
@@ -137,6 +138,21 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 		fmt.Fprintf(e.stdout, "generated password (shown once): %s\n", password)
 	}
 	return nil
+}
+
+// userNamed is the account of email, or an error that says there is none.
+func userNamed(ctx context.Context, svc *service.Service, email string) (*push.User, error) {
+	u, err := svc.UserByEmail(ctx, email)
+	if push.ErrorCode(err) == push.CodeNotFound {
+		return nil, fmt.Errorf("no user with email %s", service.NormalizeEmail(email))
+	}
+	return u, err
+}
+
+// invalidInput is a refusal of the service said as a command-line error:
+// "The password must be …." becomes "the password must be …".
+func invalidInput(pe *push.Error) error {
+	return errors.New(strings.ToLower(pe.Message[:1]) + strings.TrimSuffix(pe.Message[1:], "."))
 }
 
 // createPassword is the password user create was given: "-" reads it
@@ -173,10 +189,7 @@ func (e *env) tokenCreate(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	svc := accountService(st, cfg)
-	u, err := svc.UserByEmail(ctx, email)
-	if push.ErrorCode(err) == push.CodeNotFound {
-		return fmt.Errorf("no user with email %s", email)
-	}
+	u, err := userNamed(ctx, svc, email)
 	if err != nil {
 		return err
 	}
@@ -255,7 +268,7 @@ func (e *env) userSetPassword(ctx context.Context, args []string) error {
 	case push.ErrorCode(err) == push.CodeNotFound:
 		return fmt.Errorf("no user with email %s", service.NormalizeEmail(email))
 	case errors.As(err, &pe) && pe.Code == push.CodeInvalid:
-		return errors.New(strings.ToLower(pe.Message[:1]) + strings.TrimSuffix(pe.Message[1:], "."))
+		return invalidInput(pe)
 	case err != nil:
 		return err
 	}

@@ -81,10 +81,7 @@ func (e *env) userAction(ctx context.Context, name string, action push.AdminActi
 	}
 	defer st.Close()
 	svc := accountService(st, cfg)
-	u, err := svc.UserByEmail(ctx, email)
-	if push.ErrorCode(err) == push.CodeNotFound {
-		return fmt.Errorf("no user with email %s", service.NormalizeEmail(email))
-	}
+	u, err := userNamed(ctx, svc, email)
 	if err != nil {
 		return err
 	}
