@@ -6,7 +6,6 @@ import (
 	"crypto/md5"
 	"database/sql"
 	"encoding/base64"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,31 +75,6 @@ func (d *pwpushDeployment) user(email string) oldUser {
 	panic("no user " + email)
 }
 
-// bcryptVector is a hash Ruby's bcrypt made (internal/secure/testdata).
-func bcryptVector(t *testing.T, name string, cost int) (hash, password string) {
-	t.Helper()
-	b, err := os.ReadFile("../secure/testdata/devise_bcrypt.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct {
-		Vectors []struct {
-			Name, Password, Hash string
-			Cost                 int
-		}
-	}
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range f.Vectors {
-		if v.Name == name && v.Cost == cost {
-			return v.Hash, v.Password
-		}
-	}
-	t.Fatalf("no bcrypt vector %s/%d", name, cost)
-	return "", ""
-}
-
 // newPwpushDeployment builds the deployment on the engine. keyName is the
 // master key its pushes are encrypted with ("current", or "default" for a
 // deployment that never set one); with s3 its S3 file push lives in a
@@ -125,8 +99,8 @@ func newPwpushDeployment(t *testing.T, engine, keyName string, s3 *s3test.Server
 	}
 	at := func(tm time.Time) any { return pwpushtest.At(engine, tm) }
 
-	aliceHash, alicePW := bcryptVector(t, "ascii", 4)
-	bobHash, bobPW := bcryptVector(t, "utf8", 5)
+	aliceHash, alicePW := pwpushtest.BcryptVector(t, "ascii", 4)
+	bobHash, bobPW := pwpushtest.BcryptVector(t, "utf8", 5)
 	d.users = []oldUser{
 		{id: 1, email: "alice@example.com", password: alicePW, hash: aliceHash, token: "Zx8yQ2mN4pL6kR1tV3wA"},
 		{id: 2, email: "bob@example.com", password: bobPW, hash: bobHash, otp: true},

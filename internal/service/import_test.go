@@ -3,8 +3,6 @@ package service
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,36 +10,11 @@ import (
 	"time"
 
 	"hush/internal/push"
+	"hush/internal/pwpush/pwpushtest"
 	"hush/internal/secure"
 	"hush/internal/testclock"
 	"hush/internal/testdb"
 )
-
-// deviseHash returns a password hash made by Ruby's bcrypt gem as Devise
-// stores it (internal/secure/testdata/devise_bcrypt.rb), and its password.
-func deviseHash(t *testing.T, name string, cost int) (hash, password string) {
-	t.Helper()
-	b, err := os.ReadFile("../secure/testdata/devise_bcrypt.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct {
-		Vectors []struct {
-			Name, Password, Hash string
-			Cost                 int
-		}
-	}
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range f.Vectors {
-		if v.Name == name && v.Cost == cost {
-			return v.Hash, v.Password
-		}
-	}
-	t.Fatalf("no vector %s/%d", name, cost)
-	return "", ""
-}
 
 // An imported account signs in with its Password Pusher password once; that
 // sign-in replaces the bcrypt hash by an Argon2id one, without ending its
@@ -50,7 +23,7 @@ func TestImportedUserSignsInAndIsUpgraded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := newTestService(t, testclock.New(t0))
-	hash, password := deviseHash(t, "utf8", 4)
+	hash, password := pwpushtest.BcryptVector(t, "utf8", 4)
 	in := ImportUser{Email: " Carol@Example.ORG", PasswordHash: hash, APIToken: "s3cr3tT0kenForCarolX", CreatedAt: t0, UpdatedAt: t0}
 	got, err := s.ImportUser(ctx, in)
 	if err != nil || !got.Created || !got.Password || !got.Token {
@@ -113,7 +86,7 @@ func TestImportedUserChangesPassword(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := newTestService(t, testclock.New(t0))
-	hash, password := deviseHash(t, "ascii", 4)
+	hash, password := pwpushtest.BcryptVector(t, "ascii", 4)
 	got, err := s.ImportUser(ctx, ImportUser{Email: "a@example.com", PasswordHash: hash})
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +109,7 @@ func TestBcryptSignInsReservedBeforeWork(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := newTestService(t, testclock.New(t0))
-	hash, password := deviseHash(t, "ascii", 5)
+	hash, password := pwpushtest.BcryptVector(t, "ascii", 5)
 	if _, err := s.ImportUser(ctx, ImportUser{Email: "b@example.com", PasswordHash: hash}); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +154,7 @@ func TestSignInTimeTellsNothing(t *testing.T) {
 	}
 	ctx := context.Background()
 	s := newTestService(t, testclock.New(t0))
-	hash, _ := deviseHash(t, "ascii", secure.BcryptCost)
+	hash, _ := pwpushtest.BcryptVector(t, "ascii", secure.BcryptCost)
 	if _, err := s.ImportUser(ctx, ImportUser{Email: "imported@example.com", PasswordHash: hash}); err != nil {
 		t.Fatal(err)
 	}

@@ -151,3 +151,30 @@ func Null0(n int64) any {
 	}
 	return n
 }
+
+// BcryptVector returns a password hash made by Ruby's bcrypt gem as Devise
+// stores it (internal/secure/testdata/devise_bcrypt.rb), and its password:
+// the vector of that name and cost.
+func BcryptVector(t testing.TB, name string, cost int) (hash, password string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(testdata("")), "..", "secure", "testdata", "devise_bcrypt.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Vectors []struct {
+			Name, Password, Hash string
+			Cost                 int
+		}
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range f.Vectors {
+		if v.Name == name && v.Cost == cost {
+			return v.Hash, v.Password
+		}
+	}
+	t.Fatalf("no bcrypt vector %s/%d", name, cost)
+	return "", ""
+}
