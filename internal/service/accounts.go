@@ -181,6 +181,15 @@ func (s *Service) checkPassword(ctx context.Context, u *push.User, password stri
 	return s.release(ctx, sl)
 }
 
+// newPasswordHash checks a new password against the account rules (and
+// its confirmation) and hashes it.
+func (s *Service) newPasswordHash(ctx context.Context, password, confirm string) (string, error) {
+	if msg := PasswordError(password, confirm); msg != "" {
+		return "", invalid("password", msg)
+	}
+	return s.argon.HashPassword(ctx, password)
+}
+
 // ChangePassword replaces u's password after checking the current one. Every
 // web session of the account ends (a stolen session cookie included); the
 // returned user carries the new auth epoch for the caller's own session.
@@ -188,10 +197,7 @@ func (s *Service) ChangePassword(ctx context.Context, u *push.User, current, pas
 	if err := s.checkPassword(ctx, u, current, m); err != nil {
 		return nil, err
 	}
-	if msg := PasswordError(password, confirm); msg != "" {
-		return nil, invalid("password", msg)
-	}
-	hash, err := s.argon.HashPassword(ctx, password)
+	hash, err := s.newPasswordHash(ctx, password, confirm)
 	if err != nil {
 		return nil, err
 	}
@@ -241,10 +247,7 @@ func (s *Service) CreateUser(ctx context.Context, email, password string) (*push
 	if !ValidEmail(email) {
 		return nil, invalid("email", MsgBadEmail)
 	}
-	if msg := PasswordError(password, password); msg != "" {
-		return nil, invalid("password", msg)
-	}
-	hash, err := s.argon.HashPassword(ctx, password)
+	hash, err := s.newPasswordHash(ctx, password, password)
 	if err != nil {
 		return nil, err
 	}

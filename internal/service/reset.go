@@ -205,10 +205,7 @@ func (s *Service) ResetPassword(ctx context.Context, token, password, confirm st
 	if !ok {
 		return nil, notFound
 	}
-	if msg := PasswordError(password, confirm); msg != "" {
-		return nil, invalid("password", msg)
-	}
-	hash, err := s.argon.HashPassword(ctx, password)
+	hash, err := s.newPasswordHash(ctx, password, confirm)
 	if err != nil {
 		return nil, err
 	}
