@@ -202,6 +202,15 @@ func LockWrites(ctx context.Context, url string) (release func(), err error) {
 		db.Close()
 		return nil, err
 	}
+	if driver == "sqlite" {
+		// The server under test may be mid-write (an audit row, a sweep):
+		// wait for it rather than fail to take the lock.
+		if _, err := c.ExecContext(ctx, `PRAGMA busy_timeout = 10000`); err != nil {
+			c.Close()
+			db.Close()
+			return nil, err
+		}
+	}
 	if _, err := c.ExecContext(ctx, lock); err != nil {
 		c.Close()
 		db.Close()
