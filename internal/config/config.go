@@ -63,6 +63,7 @@ type Config struct {
 	Mail              *Mail          // the SMTP server, or nil: no email (mail.go)
 	ConfirmAccounts   bool           // PWP__ENABLE_USER_ACCOUNT_EMAILS: new accounts confirm their address
 	SignupEmailRegexp *regexp.Regexp // PWP__SIGNUP_EMAIL_REGEXP: what a new account's address must match; nil: any
+	Brand             Brand          // the pages' branding and blur (brand.go)
 }
 
 // serveFlag ties a command-line flag of `hush serve` to its environment variable.
@@ -137,6 +138,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		loadSQLite,
 		loadTimings,
 		loadWeb,
+		loadBrand, // after loadServer: files are read from the data directory
 		loadS3,
 		loadHardening,
 		loadCompat,

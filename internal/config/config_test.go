@@ -51,6 +51,7 @@ func TestDefaults(t *testing.T) {
 		Push:              push.DefaultSettings(),
 		CORSOrigins:       []string{"*"},
 		Hardening:         DefaultHardening(),
+		Brand:             defaultBrand(),
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", c, want)
