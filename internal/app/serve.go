@@ -93,7 +93,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, clock 
 		MaxBody: cfg.MaxJSONBody, Version: Version, Log: log, ReadTimeout: cfg.Hardening.ReadTimeout})
 	s.web = web.New(web.Options{Service: s.svc, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 		DisableSignups: cfg.DisableSignups, DisableLogins: cfg.DisableLogins, Log: log, ReadTimeout: cfg.Hardening.ReadTimeout,
-		Version: Version, Settings: settingsInForce(cfg)})
+		Version: Version, Settings: settingsInForce(cfg), Brand: webBrand(&cfg.Brand)})
 	mux := httpx.NewMux()
 	mux.Handle("/api/", apiServer.Handler())
 	mux.Handle("/", s.web.Handler())
@@ -112,6 +112,22 @@ func settingsInForce(cfg *config.Config) []web.Setting {
 	var out []web.Setting
 	for _, s := range cfg.InForce() {
 		out = append(out, web.Setting{Name: s.Name, Value: s.Value})
+	}
+	return out
+}
+
+// webBrand is the branding of the pages (docs/decisions.md, D45).
+func webBrand(b *config.Brand) web.Brand {
+	asset := func(a *config.BrandAsset) *web.Asset {
+		if a == nil {
+			return nil
+		}
+		return &web.Asset{URL: a.URL, Body: a.Body, Type: a.Type}
+	}
+	out := web.Brand{Title: b.Title, Tagline: b.Tagline, Disclaimer: b.Disclaimer, HideFooterMenu: !b.ShowFooterMenu,
+		LightLogo: asset(b.LightLogo), DarkLogo: asset(b.DarkLogo), CustomCSS: asset(b.CustomCSS), Blur: b.Blur}
+	for _, i := range b.Icons {
+		out.Icons = append(out.Icons, web.Icon{Name: i.Name, Asset: asset(i.BrandAsset)})
 	}
 	return out
 }

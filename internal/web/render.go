@@ -81,6 +81,8 @@ type page struct {
 	Data       any
 	Status     int
 	RetryAfter time.Duration
+	Brand      *brandView // the operator's branding (brand.go)
+	Disclaimer bool       // the page shows the brand's disclaimer
 }
 
 // render writes a page with the status p.Status (200 when 0).
@@ -98,6 +100,8 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p p
 	p.SignUps = !s.disableSignups
 	p.SignIns = !s.disableLogins
 	p.Mail, p.Confirm = s.svc.MailEnabled(), s.svc.ConfirmEmail()
+	p.Brand = &s.brand
+	p.Disclaimer = name == "create.html" || name == "secret.html"
 	var buf bytes.Buffer
 	t, ok := s.pages[name]
 	if !ok {

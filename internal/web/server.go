@@ -15,6 +15,7 @@ import (
 	"github.com/alexedwards/scs/v2"
 
 	"hush/internal/httpx"
+	"hush/internal/push"
 	"hush/internal/service"
 )
 
@@ -28,7 +29,11 @@ type Server struct {
 	version        string    // shown to admins
 	inForce        []Setting // the settings in force, shown to admins
 	log            *slog.Logger
-	readTimeout    time.Duration // the server's read timeout, which uploads must keep pace with
+	readTimeout    time.Duration           // the server's read timeout, which uploads must keep pace with
+	brand          brandView               // what the layout shows of the brand (brand.go)
+	assets         map[string]*servedAsset // the brand files served under /static/brand/
+	csp            string                  // the pages' CSP: CSP, with the brand images' origins
+	blur           map[push.Kind]bool      // kinds whose payload is blurred until shown
 
 	sessions *scs.SessionManager
 	pages    templates
@@ -45,6 +50,7 @@ type Options struct {
 	Settings       []Setting     // the settings in force, without secrets, shown on the admin overview
 	Log            *slog.Logger  // nil: discard
 	ReadTimeout    time.Duration // the server's read timeout; 0: 60 s
+	Brand          Brand         // the operator's branding; zero: Hush's own
 }
 
 // Session lifetimes: a session ends after two idle hours (Password Pusher's
@@ -74,6 +80,7 @@ func New(o Options) *Server {
 	if s.readTimeout <= 0 {
 		s.readTimeout = 60 * time.Second
 	}
+	s.setBrand(o.Brand)
 	sm := scs.New()
 	sm.Store = sessionStore{s.svc}
 	sm.IdleTimeout = sessionIdle
@@ -92,6 +99,7 @@ func New(o Options) *Server {
 func (s *Server) Handler() http.Handler {
 	mux := httpx.NewMux()
 	mux.Handle("GET /static/", staticHandler())
+	mux.HandleFunc("GET "+brandPath+"{name}", s.brandFile)
 
 	// Recipient side.
 	mux.Handle("GET /p/{token}/r", s.handle(s.retrievalStep))
@@ -154,7 +162,7 @@ func (s *Server) Handler() http.Handler {
 		s.renderError(w, r, http.StatusForbidden, "Request refused",
 			"This form was sent from another site, so it was refused. Go back, reload the page and try again.")
 	}))
-	return securityHeaders(s.sessions.LoadAndSave(withUserCache(csrf.Handler(s.enrolFirst(mux)))))
+	return securityHeaders(s.csp, s.sessions.LoadAndSave(withUserCache(csrf.Handler(s.enrolFirst(mux)))))
 }
 
 // enrolFirst sends an account that must set up its second factor (the
@@ -181,15 +189,16 @@ func mayWhileEnrolling(path string) bool {
 
 // CSP is the Content-Security-Policy of every page: scripts, styles and
 // images only from this origin, nothing inline, never framed, and forms
-// that post only here.
+// that post only here. Logos and icons on other hosts add their origins,
+// and only those, to img-src (Server.csp).
 const CSP = "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
 // securityHeaders refines the edge's baseline headers (httpx.Baseline) for
 // pages: their CSP, and caching for static assets only.
-func securityHeaders(next http.Handler) http.Handler {
+func securityHeaders(csp string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", CSP)
+		h.Set("Content-Security-Policy", csp)
 		if strings.HasPrefix(r.URL.Path, "/static/") {
 			h.Set("Cache-Control", "public, max-age=3600")
 		}

@@ -100,7 +100,7 @@ func (s *Server) showRetrieval(w http.ResponseWriter, r *http.Request, res *serv
 		TimeLeft:  timeLeft(p, s.svc.Now()),
 		ViewsLeft: p.ViewsRemaining(),
 		Deletable: p.DeletableByViewer != nil && *p.DeletableByViewer && p.ViewsRemaining() > 0,
-		Blur:      p.Kind == push.KindText,
+		Blur:      s.blur[p.Kind],
 	}
 	for _, f := range res.Files {
 		v.Files = append(v.Files, fileView{Name: f.Name, Size: humanSize(f.Size), URL: httpx.FileURL(s.origin(r), f.Token, f.Name)})
