@@ -75,39 +75,7 @@ func defaultBrand() Brand {
 // loadBrand reads the branding settings; it needs c.DataDir.
 func loadBrand(s *source, c *Config) error {
 	b := defaultBrand()
-	var errs []error
-	for _, t := range []struct {
-		name string
-		dst  *string
-	}{{"PWP__BRAND__TITLE", &b.Title}, {"PWP__BRAND__TAGLINE", &b.Tagline}, {"PWP__BRAND__DISCLAIMER", &b.Disclaimer}} {
-		if v, _, ok := s.env(t.name); ok {
-			*t.dst = v
-		}
-	}
-	for _, f := range []struct {
-		name string
-		dst  *bool
-	}{{"PWP__BRAND__SHOW_FOOTER_MENU", &b.ShowFooterMenu}} {
-		if v, name, ok := s.env(f.name); ok {
-			v, err := parseBool(name, v)
-			if err != nil {
-				errs = append(errs, err)
-			}
-			*f.dst = v
-		}
-	}
-	for _, k := range []struct {
-		name string
-		kind push.Kind
-	}{{"PWP__PW__ENABLE_BLUR", push.KindText}, {"PWP__FILES__ENABLE_BLUR", push.KindFile}} {
-		if v, name, ok := s.env(k.name); ok {
-			on, err := parseBool(name, v)
-			if err != nil {
-				errs = append(errs, err)
-			}
-			b.Blur[k.kind] = on
-		}
-	}
+	errs := []error{loadBrandText(s, &b)}
 	var err error
 	if b.LightLogo, err = brandAsset(s, "PWP__BRAND__LIGHT_LOGO", c.DataDir, false); err != nil {
 		errs = append(errs, err)
@@ -134,6 +102,32 @@ func loadBrand(s *source, c *Config) error {
 		errs = append(errs, fmt.Errorf("HUSH_CUSTOM_CSS: must be a file in the data directory, not a URL (the pages load styles from their own origin only)"))
 	}
 	c.Brand = b
+	return errors.Join(errs...)
+}
+
+// loadBrandText reads the brand's words and switches.
+func loadBrandText(s *source, b *Brand) error {
+	for _, t := range []struct {
+		name string
+		dst  *string
+	}{{"PWP__BRAND__TITLE", &b.Title}, {"PWP__BRAND__TAGLINE", &b.Tagline}, {"PWP__BRAND__DISCLAIMER", &b.Disclaimer}} {
+		if v, _, ok := s.env(t.name); ok {
+			*t.dst = v
+		}
+	}
+	var errs []error
+	flag := func(name string, set func(bool)) {
+		if v, _, ok := s.env(name); ok {
+			on, err := parseBool(name, v)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			set(on)
+		}
+	}
+	flag("PWP__BRAND__SHOW_FOOTER_MENU", func(on bool) { b.ShowFooterMenu = on })
+	flag("PWP__PW__ENABLE_BLUR", func(on bool) { b.Blur[push.KindText] = on })
+	flag("PWP__FILES__ENABLE_BLUR", func(on bool) { b.Blur[push.KindFile] = on })
 	return errors.Join(errs...)
 }
 

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
@@ -78,62 +79,72 @@ const brandPath = "/static/brand/"
 // other origins (and only those).
 func (s *Server) setBrand(b Brand) {
 	s.assets = map[string]*servedAsset{}
+	bb := &brandBuilder{assets: s.assets}
 	v := brandView{Title: b.Title, Tagline: b.Tagline, Disclaimer: b.Disclaimer, FooterMenu: !b.HideFooterMenu, DefaultIcon: true}
 	if v.Title == "" {
 		v.Title = "Hush"
 	}
-	var origins []string
-	src := func(name string, a *Asset) string {
-		if a == nil {
-			return ""
-		}
-		if a.URL != "" {
-			if o := originOf(a.URL); o != "" && !slices.Contains(origins, o) {
-				origins = append(origins, o)
-			}
-			return a.URL
-		}
-		sum := sha256.Sum256(a.Body)
-		tag := hex.EncodeToString(sum[:8])
-		s.assets[name] = &servedAsset{body: a.Body, typ: a.Type, etag: `"` + tag + `"`}
-		return brandPath + name + "?v=" + tag
-	}
-	light, dark := b.LightLogo, b.DarkLogo
-	if light == nil {
-		light = dark
-	}
-	if dark == nil {
-		dark = light
-	}
-	v.LightLogo, v.DarkLogo = src("light-logo", light), src("dark-logo", dark)
+	light, dark := cmp.Or(b.LightLogo, b.DarkLogo), cmp.Or(b.DarkLogo, b.LightLogo)
+	v.LightLogo, v.DarkLogo = bb.src("light-logo", light), bb.src("dark-logo", dark)
 	for _, i := range b.Icons {
-		href := src(strings.ReplaceAll(i.Name, "_", "-"), i.Asset)
-		size := i.Name[strings.LastIndexByte(i.Name, '_')+1:]
-		typ := ""
-		if i.URL == "" {
-			typ = i.Type
-		}
-		switch {
-		case strings.HasPrefix(i.Name, "ms_"):
-			v.TileImage = href
-		case size == "16x16" || size == "32x32" || size == "96x96" || size == "192x192":
-			v.Icons = append(v.Icons, iconLink{Rel: "icon", Sizes: size, Href: href, Type: typ})
-			v.DefaultIcon = false
-		default:
-			v.Icons = append(v.Icons, iconLink{Rel: "apple-touch-icon", Sizes: size, Href: href, Type: typ})
-		}
+		bb.icon(&v, i)
 	}
 	if b.CustomCSS != nil && b.CustomCSS.URL == "" {
-		v.CustomCSS = src("custom.css", b.CustomCSS)
+		v.CustomCSS = bb.src("custom.css", b.CustomCSS)
 	}
 	s.brand = v
 	s.csp = CSP
-	if len(origins) > 0 {
-		s.csp += "; img-src 'self' " + strings.Join(origins, " ")
+	if len(bb.origins) > 0 {
+		s.csp += "; img-src 'self' " + strings.Join(bb.origins, " ")
 	}
 	s.blur = b.Blur
 	if s.blur == nil {
 		s.blur = map[push.Kind]bool{push.KindText: true, push.KindFile: true}
+	}
+}
+
+// brandBuilder collects the brand's files and its images' other origins.
+type brandBuilder struct {
+	assets  map[string]*servedAsset
+	origins []string
+}
+
+// src is where a page loads the asset from: its URL, or the path under
+// which it is served (with a version, so that a new file is fetched anew);
+// "" for none.
+func (bb *brandBuilder) src(name string, a *Asset) string {
+	if a == nil {
+		return ""
+	}
+	if a.URL != "" {
+		if o := originOf(a.URL); o != "" && !slices.Contains(bb.origins, o) {
+			bb.origins = append(bb.origins, o)
+		}
+		return a.URL
+	}
+	sum := sha256.Sum256(a.Body)
+	tag := hex.EncodeToString(sum[:8])
+	bb.assets[name] = &servedAsset{body: a.Body, typ: a.Type, etag: `"` + tag + `"`}
+	return brandPath + name + "?v=" + tag
+}
+
+// icon adds an icon to the view: a favicon, a home-screen icon or the
+// Windows tile.
+func (bb *brandBuilder) icon(v *brandView, i Icon) {
+	href := bb.src(strings.ReplaceAll(i.Name, "_", "-"), i.Asset)
+	size := i.Name[strings.LastIndexByte(i.Name, '_')+1:]
+	typ := ""
+	if i.URL == "" {
+		typ = i.Type
+	}
+	switch {
+	case strings.HasPrefix(i.Name, "ms_"):
+		v.TileImage = href
+	case size == "16x16" || size == "32x32" || size == "96x96" || size == "192x192":
+		v.Icons = append(v.Icons, iconLink{Rel: "icon", Sizes: size, Href: href, Type: typ})
+		v.DefaultIcon = false
+	default:
+		v.Icons = append(v.Icons, iconLink{Rel: "apple-touch-icon", Sizes: size, Href: href, Type: typ})
 	}
 }
 
