@@ -232,31 +232,6 @@ func imageType(path string, body []byte) string {
 	return ""
 }
 
-// ImageOrigins are the origins of the logos and icons given as URLs,
-// which the pages' CSP must let images come from.
-func (b *Brand) ImageOrigins() []string {
-	var out []string
-	add := func(a *BrandAsset) {
-		if a == nil || a.URL == "" {
-			return
-		}
-		u, _ := url.Parse(a.URL)
-		o := "https://" + strings.ToLower(u.Host)
-		for _, x := range out {
-			if x == o {
-				return
-			}
-		}
-		out = append(out, o)
-	}
-	add(b.LightLogo)
-	add(b.DarkLogo)
-	for _, i := range b.Icons {
-		add(i.BrandAsset)
-	}
-	return out
-}
-
 // brandUsage lists the branding settings for Usage.
 func brandUsage() []usageRow {
 	return []usageRow{

@@ -82,9 +82,6 @@ func TestBrandSettings(t *testing.T) {
 	if b.Blur[push.KindText] || b.Blur[push.KindFile] {
 		t.Errorf("blur turned off: %v", b.Blur)
 	}
-	if got := b.ImageOrigins(); !slices.Equal(got, []string{"https://cdn.example.com", "https://tiles.example.org"}) {
-		t.Errorf("image origins %v", got)
-	}
 	shown := map[string]string{}
 	for _, s := range c.InForce() {
 		shown[s.Name] = s.Value
