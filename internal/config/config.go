@@ -137,6 +137,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		loadSQLite,
 		loadTimings,
 		loadWeb,
+		loadGenerator,
 		loadS3,
 		loadHardening,
 		loadCompat,
