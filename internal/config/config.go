@@ -139,6 +139,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		loadTimings,
 		loadWeb,
 		loadBrand, // after loadServer: files are read from the data directory
+		loadGenerator,
 		loadS3,
 		loadHardening,
 		loadCompat,

@@ -66,6 +66,7 @@ func (c *Config) InForce() []Setting {
 	}{{"PW", c.Push.Text}, {"URL", c.Push.URL}, {"FILES", c.Push.Files}, {"QR", c.Push.QR}} {
 		out = append(out, Setting{"PWP__" + k.section + "__…", kindShown(k.s, k.section != "URL")})
 	}
+	out = append(out, c.generatorShown()...)
 	h := c.Hardening
 	return append(out,
 		Setting{"PWP__THROTTLING__MINUTE", fmt.Sprint(h.RatePerMinute)},

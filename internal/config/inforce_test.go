@@ -76,7 +76,7 @@ func TestInForceCoversUsage(t *testing.T) {
 		"HUSH_SMTP_ADDRESS": "smtp.example.com", "HUSH_SMTP_FROM": "hush@example.com", "HUSH_BASE_URL": "https://hush.example.com"}).InForce() {
 		shown[s.Name] = true
 	}
-	for _, r := range slices.Concat(usageRows(), hardeningUsage(), brandUsage()) {
+	for _, r := range slices.Concat(usageRows(), hardeningUsage(), brandUsage(), generatorUsage()) {
 		name := r.env
 		if strings.Contains(name, "<") || strings.HasSuffix(name, "_FILE") {
 			continue // the kinds' rows are shown per kind; a _FILE is its setting's source

@@ -94,7 +94,7 @@ Booleans accept true/false, 1/0, yes/no, on/off, t/f.
 `)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "VARIABLE\tFLAG\tDEFAULT\tMEANING")
-	for _, r := range slices.Concat(usageRows(), hardeningUsage(), brandUsage()) {
+	for _, r := range slices.Concat(usageRows(), hardeningUsage(), brandUsage(), generatorUsage()) {
 		flag := r.flag
 		if flag == "" {
 			flag = "-"

@@ -36,6 +36,8 @@ type Settings struct {
 	// Receipts lets owners be emailed about their pushes (push.Receipts).
 	// It needs an SMTP server.
 	Receipts bool
+	// Generator is the create page's password generator defaults.
+	Generator Generator
 }
 
 // DefaultKindSettings are the values every kind ships with.
@@ -67,6 +69,7 @@ func DefaultSettings() Settings {
 		QR:               DefaultKindSettings(),
 		MaxFileUploads:   10,
 		SubDayDurations:  true,
+		Generator:        DefaultGenerator(),
 	}
 }
 

@@ -44,6 +44,25 @@ type createView struct {
 	Notify        bool         // signed in, where links may be emailed: the recipients field
 	NotifyTo      string
 	Errors        map[string][]string
+	PayloadLimit  int            // the characters a payload may have (0: no limit), for the counter
+	Gen           push.Generator // the password generator's defaults, for the text kind
+	GenBounds     genBounds
+}
+
+// genBounds are the limits of the generator's settings, for its form.
+type genBounds struct{ SyllableLength, Syllables, Set int }
+
+// payloadLimit is the most characters the payload of kind may have, as
+// push.Validate counts them; 0 for a URL, whose length has no rule.
+func payloadLimit(kind push.Kind) int {
+	switch kind {
+	case push.KindURL:
+		return 0
+	case push.KindQR:
+		return push.MaxQRPayload
+	default:
+		return push.MaxTextPayload
+	}
 }
 
 // createKind picks the form's kind: text unless an enabled url or qr is asked
@@ -74,6 +93,9 @@ func (s *Server) newCreateView(kind push.Kind, u *push.User) createView {
 		Deletable:     ks.DeletableDefault,
 		MaxFiles:      set.MaxFileUploads,
 		FileLimits:    "at most " + humanSize(s.svc.MaxFileSize()) + " each and " + humanSize(s.svc.MaxPushSize()) + " in all",
+		PayloadLimit:  payloadLimit(kind),
+		Gen:           set.Generator,
+		GenBounds:     genBounds{push.GenMaxSyllableLength, push.GenMaxSyllables, push.GenMaxSetLength},
 	}
 	if set.SubDayOffered(kind) {
 		v.Durations = push.SubDayDurations

@@ -18,6 +18,29 @@ type previewView struct {
 	Views         int
 	HasPassphrase bool
 	Owner         bool
+	Message       string // a message to send with the link (shareMessage)
+	Expiry        string // "It expires after 1 view or 7 days, whichever comes first."
+}
+
+// expirySentence says when a push expires, for people.
+func expirySentence(p *push.Push) string {
+	return "It expires after " + count(p.ExpireAfterViews, "view", "views") + " or " + lifetime(p) +
+		", whichever comes first."
+}
+
+// shareMessage is a ready-made message for the sender to send with the
+// link: what it is, when it expires, the click its retrieval step asks
+// for, and that the passphrase comes another way (never the passphrase).
+func shareMessage(link string, p *push.Push) string {
+	msg := "I've shared a secret with you: " + link + " — it expires after " +
+		count(p.ExpireAfterViews, "view", "views") + " or " + lifetime(p) + ", whichever comes first."
+	if p.RetrievalStep {
+		msg += ` Open the link, then click "Reveal the secret" to see it.`
+	}
+	if p.HasPassphrase {
+		msg += " You will also need the passphrase, which I'll send you separately."
+	}
+	return msg
 }
 
 // secretURL is the link a recipient opens.
@@ -51,7 +74,9 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) error {
 		Views:         p.ExpireAfterViews,
 		HasPassphrase: p.HasPassphrase,
 		Owner:         u != nil && p.OwnedBy(u.ID),
+		Expiry:        expirySentence(p),
 	}
+	v.Message = shareMessage(v.URL, p)
 	if v.QR, err = qrSVG(v.URL, "QR code of the secret link"); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-// Hush: copy, reveal, generate and confirm. Loaded from 'self'; no inline script.
+// Hush: copy, reveal, generate, count, print and confirm. Loaded from 'self'; no inline script.
 "use strict";
 (function () {
   function byId(id) { return document.getElementById(id); }
@@ -19,7 +19,7 @@
   }
 
   document.addEventListener("click", function (ev) {
-    var t = ev.target.closest("[data-copy],[data-reveal],[data-generate],.secret.blurred");
+    var t = ev.target.closest("[data-copy],[data-reveal],[data-generate],[data-print],.secret.blurred");
     if (!t) return;
     if (t.dataset.copy) {
       var el = byId(t.dataset.copy);
@@ -27,7 +27,7 @@
       navigator.clipboard.writeText(text).then(function () {
         var old = t.textContent;
         t.textContent = "Copied";
-        announce("Copied to the clipboard");
+        announce(t.dataset.copied || "Copied to the clipboard");
         setTimeout(function () { t.textContent = old; }, 1500);
       }, function () {
         t.textContent = "Copy failed: select and copy by hand";
@@ -36,7 +36,9 @@
     } else if (t.dataset.reveal) {
       toggle(byId(t.dataset.reveal), t);
     } else if (t.dataset.generate) {
-      byId(t.dataset.generate).value = generate(20);
+      generateInto(byId(t.dataset.generate));
+    } else if (t.hasAttribute("data-print")) {
+      window.print();
     } else {
       toggle(t, document.querySelector("[data-reveal='" + t.id + "']"));
     }
@@ -109,14 +111,192 @@
     if (!blurred) timer = setTimeout(function () { toggle(el, button); }, 20000);
   }
 
-  function generate(n) {
-    var alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789-_!.";
-    var out = "", buf = new Uint8Array(1);
-    var limit = 256 - (256 % alphabet.length); // reject to avoid modulo bias
-    while (out.length < n) {
-      crypto.getRandomValues(buf);
-      if (buf[0] < limit) out += alphabet[buf[0] % alphabet.length];
+  // The password generator (docs/decisions.md, D46): syllables of
+  // alternating consonants and vowels, with the server's defaults from the
+  // data attributes of #generator, unless this browser saved its own.
+  var genKey = "hush.generator";
+  var genFields = {
+    hasNumbers: "gen-has-numbers", titleCased: "gen-title-cased", useSeparators: "gen-use-separators",
+    consonants: "gen-consonants", vowels: "gen-vowels", separators: "gen-separators",
+    minSyllableLength: "gen-min-syllable-length", maxSyllableLength: "gen-max-syllable-length",
+    syllablesCount: "gen-syllables-count"
+  };
+
+  // serverOptions are the operator's defaults, as the page carries them.
+  function serverOptions(box) {
+    var d = box.dataset;
+    return {
+      hasNumbers: d.hasNumbers === "true", titleCased: d.titleCased === "true", useSeparators: d.useSeparators === "true",
+      consonants: d.consonants, vowels: d.vowels, separators: d.separators,
+      minSyllableLength: Number(d.minSyllableLength), maxSyllableLength: Number(d.maxSyllableLength),
+      syllablesCount: Number(d.syllablesCount)
+    };
+  }
+
+  function savedOptions() {
+    try {
+      var o = JSON.parse(localStorage.getItem(genKey) || "null");
+      return o && !checkOptions(o) ? o : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function showOptions(o) {
+    Object.keys(genFields).forEach(function (k) {
+      var el = byId(genFields[k]);
+      if (el.type === "checkbox") el.checked = !!o[k]; else el.value = String(o[k]);
+    });
+  }
+
+  function readOptions() {
+    var o = {};
+    Object.keys(genFields).forEach(function (k) {
+      var el = byId(genFields[k]);
+      o[k] = el.type === "checkbox" ? el.checked : el.type === "number" ? Number(el.value) : el.value;
+    });
+    return o;
+  }
+
+  // checkOptions returns what is wrong with o, or "" when it can make a
+  // password; the same rules as the server's settings.
+  function checkOptions(o) {
+    var maxLen = Number(byId("gen-max-syllable-length").max), maxCount = Number(byId("gen-syllables-count").max);
+    var maxSet = Number(byId("gen-consonants").maxLength);
+    function whole(n, hi) { return typeof n === "number" && Number.isInteger(n) && n >= 1 && n <= hi; }
+    if (!whole(o.syllablesCount, maxCount)) return "Syllables must be a whole number from 1 to " + maxCount + ".";
+    if (!whole(o.minSyllableLength, maxLen) || !whole(o.maxSyllableLength, maxLen)) {
+      return "Syllable lengths must be whole numbers from 1 to " + maxLen + ".";
+    }
+    if (o.minSyllableLength > o.maxSyllableLength) return "The shortest syllable must not be longer than the longest.";
+    var sets = [["consonants", "Consonants", true], ["vowels", "Vowels", true], ["separators", "Separators", o.useSeparators]];
+    for (var i = 0; i < sets.length; i++) {
+      var v = o[sets[i][0]], name = sets[i][1];
+      if (typeof v !== "string") return name + " are missing.";
+      var chars = Array.from(v);
+      if (sets[i][2] && chars.length === 0) return name + " must not be empty.";
+      if (chars.length > maxSet) return name + ": at most " + maxSet + " characters.";
+      if (/\s/.test(v)) return name + " must not contain spaces.";
+      if (new Set(chars).size !== chars.length) return name + " must not repeat a character.";
+    }
+    return "";
+  }
+
+  // randomBelow returns a uniform random integer in [0, n), from
+  // crypto.getRandomValues, rejecting the values that would bias a modulo.
+  var rnd = new Uint32Array(1);
+  function randomBelow(n) {
+    var limit = 4294967296 - (4294967296 % n);
+    do { crypto.getRandomValues(rnd); } while (rnd[0] >= limit);
+    return rnd[0] % n;
+  }
+  function pick(chars) { return chars[randomBelow(chars.length)]; }
+
+  function generate(o) {
+    var sets = [Array.from(o.consonants), Array.from(o.vowels)], seps = Array.from(o.separators);
+    var out = "";
+    for (var i = 0; i < o.syllablesCount; i++) {
+      var n = o.minSyllableLength + randomBelow(o.maxSyllableLength - o.minSyllableLength + 1);
+      var which = randomBelow(2), letters = [];
+      for (var j = 0; j < n; j++, which = 1 - which) letters.push(pick(sets[which]));
+      if (o.titleCased) letters[0] = letters[0].toUpperCase();
+      if (i > 0 && o.useSeparators) out += pick(seps);
+      out += letters.join("") + (o.hasNumbers ? String(randomBelow(10)) : "");
     }
     return out;
   }
+
+  function genMessage(error, source) {
+    byId("gen-error").textContent = error || "";
+    if (source !== undefined) byId("gen-source").textContent = source;
+  }
+
+  function generateInto(field) {
+    var o = byId("generator") ? readOptions() : null;
+    var bad = o ? checkOptions(o) : "The generator is missing.";
+    if (bad) {
+      genMessage(bad);
+      if (byId("generator-options")) byId("generator-options").open = true;
+      announce("No password generated: " + bad);
+      return;
+    }
+    genMessage("");
+    field.value = generate(o);
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+    announce("Password generated");
+  }
+
+  function setUpGenerator() {
+    var box = byId("generator");
+    if (!box) return;
+    var saved = savedOptions();
+    showOptions(saved || serverOptions(box));
+    genMessage("", saved ? "Using the defaults saved in this browser." : "Using the server's defaults.");
+    byId("gen-save").addEventListener("click", function () {
+      var o = readOptions(), bad = checkOptions(o);
+      if (bad) {
+        genMessage(bad);
+        announce("Not saved: " + bad);
+        return;
+      }
+      try {
+        localStorage.setItem(genKey, JSON.stringify(o));
+      } catch (e) {
+        genMessage("This browser does not let the page save settings.");
+        announce("Not saved: this browser does not let the page save settings.");
+        return;
+      }
+      genMessage("", "Using the defaults saved in this browser.");
+      announce("Saved as the default in this browser");
+    });
+    byId("gen-reset").addEventListener("click", function () {
+      try { localStorage.removeItem(genKey); } catch (e) { /* nothing was saved */ }
+      showOptions(serverOptions(box));
+      genMessage("", "Using the server's defaults.");
+      announce("Reset to the server's defaults");
+    });
+  }
+
+  // The payload's character counter: the characters as the server counts
+  // them (code points; a line break is sent as CR LF, two), against the
+  // limit of the kind. It updates as one types; screen readers hear it
+  // politely once typing pauses, and at once when the limit is crossed.
+  function sentLength(v) {
+    var n = 0;
+    for (var i = 0; i < v.length; i++) {
+      var c = v.charCodeAt(i);
+      if (c >= 0xDC00 && c <= 0xDFFF && i > 0) {
+        var p = v.charCodeAt(i - 1);
+        if (p >= 0xD800 && p <= 0xDBFF) continue; // the second half of a pair
+      }
+      n += c === 10 ? 2 : 1;
+    }
+    return n;
+  }
+  function grouped(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
+
+  function setUpCounter() {
+    var out = document.querySelector("[data-count]");
+    if (!out) return;
+    var field = byId(out.dataset.count), live = byId(out.id + "-live");
+    var limit = Number(out.dataset.limit), wasOver = false, pause;
+    function update() {
+      var n = sentLength(field.value), over = limit > 0 && n > limit;
+      var msg = grouped(n) + " of " + grouped(limit) + " characters";
+      if (over) msg += ": " + grouped(n - limit) + " too many";
+      out.textContent = msg;
+      out.classList.toggle("over", over);
+      if (over) field.setAttribute("aria-invalid", "true"); else field.removeAttribute("aria-invalid");
+      clearTimeout(pause);
+      if (over !== wasOver) live.textContent = msg; else pause = setTimeout(function () { live.textContent = msg; }, 800);
+      wasOver = over;
+    }
+    field.addEventListener("input", update);
+    update();
+    live.textContent = "";
+    clearTimeout(pause);
+  }
+
+  setUpGenerator();
+  setUpCounter();
 })();
