@@ -63,6 +63,8 @@ type Config struct {
 	Mail              *Mail          // the SMTP server, or nil: no email (mail.go)
 	ConfirmAccounts   bool           // PWP__ENABLE_USER_ACCOUNT_EMAILS: new accounts confirm their address
 	SignupEmailRegexp *regexp.Regexp // PWP__SIGNUP_EMAIL_REGEXP: what a new account's address must match; nil: any
+	OIDC              *OIDC          // single sign-on, or nil (oidc.go)
+	PasswordSignIn    bool           // HUSH_PASSWORD_SIGN_IN: password sign-in, sign-up and reset; false only with OIDC
 }
 
 // serveFlag ties a command-line flag of `hush serve` to its environment variable.
@@ -141,6 +143,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		loadHardening,
 		loadCompat,
 		loadMail, // after loadWeb: auto-dispatch needs web sign-ins
+		loadOIDC, // after loadServer: the callback is under the base URL
 	}
 	var errs []error
 	for _, step := range steps {

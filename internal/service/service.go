@@ -46,6 +46,7 @@ type Service struct {
 	deliveries func(kind, result string) // told of each outbox delivery attempt
 	kick       chan struct{}             // wakes the outbox worker of this instance
 	accounts   AccountRules
+	sso        *ssoState // nil: single sign-on is off (sso.go)
 }
 
 // Deps are what a Service works with.
