@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -50,21 +51,14 @@ func loadOIDC(s *source, c *Config) error {
 		return errors.Join(errs...)
 	}
 	o := &OIDC{Issuer: issuer, ButtonLabel: "Sign in with single sign-on"}
-	if u, err := url.Parse(issuer); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+	if !issuerURL(issuer) {
 		errs = append(errs, fmt.Errorf("%s: %q is not an http(s) issuer URL", issuerName, issuer))
 	}
 	if c.BaseURL == "" {
 		errs = append(errs, fmt.Errorf("%s needs HUSH_BASE_URL (or PWP__OVERRIDE_BASE_URL): the provider sends browsers back to <base URL>/users/sso/callback, an address the provider must know in advance", issuerName))
 	}
 	errs = append(errs, loadOIDCClient(s, o))
-	scopes, _, _ := s.env("HUSH_OIDC_SCOPES")
-	if scopes == "" {
-		scopes = defaultOIDCScopes
-	}
-	o.Scopes = strings.Fields(strings.ReplaceAll(scopes, ",", " "))
-	if !strings.Contains(" "+strings.Join(o.Scopes, " ")+" ", " openid ") {
-		o.Scopes = append([]string{"openid"}, o.Scopes...)
-	}
+	o.Scopes = oidcScopes(s)
 	if v, _, ok := s.env("HUSH_OIDC_BUTTON_LABEL"); ok {
 		o.ButtonLabel = v
 	}
@@ -74,6 +68,26 @@ func loadOIDC(s *source, c *Config) error {
 	}
 	c.OIDC = o
 	return nil
+}
+
+// issuerURL reports whether v can be an issuer: an absolute http(s) URL
+// without query or fragment.
+func issuerURL(v string) bool {
+	u, err := url.Parse(v)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && u.RawQuery == "" && u.Fragment == ""
+}
+
+// oidcScopes reads HUSH_OIDC_SCOPES, with openid always among them.
+func oidcScopes(s *source) []string {
+	v, _, ok := s.env("HUSH_OIDC_SCOPES")
+	if !ok {
+		v = defaultOIDCScopes
+	}
+	scopes := strings.Fields(strings.ReplaceAll(v, ",", " "))
+	if !slices.Contains(scopes, "openid") {
+		scopes = append([]string{"openid"}, scopes...)
+	}
+	return scopes
 }
 
 // loadOIDCClient reads Hush's client id and secret at the provider.
