@@ -212,11 +212,13 @@ func TestSSORefusals(t *testing.T) {
 		c := h.client()
 		cb := h.providerLogin(c, ssoAlice)
 		c.callback(cb).expect(t, http.StatusOK)
-		// The same URL again, in the same browser (signed out) and in another.
-		c.post("/users/sign_out", nil).expect(t, http.StatusSeeOther)
+		// The same URL again, in the same browser: refused by Hush (the
+		// attempt is spent), before the provider is asked about its code.
 		r := c.callback(cb)
 		r.expect(t, http.StatusUnauthorized)
 		r.has(t, service.MsgSSOExpired)
+		c.post("/users/sign_out", nil).expect(t, http.StatusSeeOther)
+		c.callback(cb).expect(t, http.StatusUnauthorized)
 		other := h.client()
 		other.callback(cb).expect(t, http.StatusUnauthorized)
 		other.get("/dashboard").expect(t, http.StatusSeeOther)
@@ -234,8 +236,14 @@ func TestSSORefusals(t *testing.T) {
 		cb, _ := url.Parse(h.providerLogin(c, ssoAlice))
 		q := cb.Query()
 		q.Set("state", q.Get("state")+"x")
+		genuine := cb.String()
 		cb.RawQuery = q.Encode()
 		c.callback(cb.String()).expect(t, http.StatusUnauthorized)
+		// The failed callback spent the attempt: the genuine one is refused too.
+		r := c.callback(genuine)
+		r.expect(t, http.StatusUnauthorized)
+		r.has(t, service.MsgSSOExpired)
+		c.get("/dashboard").expect(t, http.StatusSeeOther)
 	})
 	t.Run("too slow", func(t *testing.T) {
 		h := startSSO(t, service.SSORules{CreateUsers: true})
