@@ -65,23 +65,29 @@ type ssoState struct {
 
 // EnableSSO turns single sign-on on with provider p.
 func (s *Service) EnableSSO(p IdentityProvider, rules SSORules) {
+	domains := make([]string, len(rules.AllowedDomains))
 	for i, d := range rules.AllowedDomains {
-		rules.AllowedDomains[i] = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(d), "@"))
+		domains[i] = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(d), "@"))
 	}
-	s.sso = &ssoState{p: p, rules: rules}
+	rules.AllowedDomains = domains
+	s.sso.Store(&ssoState{p: p, rules: rules})
 }
 
 // SSO returns the single sign-on rules; ok is false when it is off.
 func (s *Service) SSO() (rules SSORules, ok bool) {
-	if s.sso == nil {
+	st := s.sso.Load()
+	if st == nil {
 		return SSORules{}, false
 	}
-	return s.sso.rules, true
+	return st.rules, true
 }
 
 // PasswordSignIn reports whether accounts may sign in, sign up and reset
 // with a password.
-func (s *Service) PasswordSignIn() bool { return s.sso == nil || !s.sso.rules.PasswordOff }
+func (s *Service) PasswordSignIn() bool {
+	st := s.sso.Load()
+	return st == nil || !st.rules.PasswordOff
+}
 
 // SSOAttempt is one browser's trip to the provider: what it must bring
 // back (State) and what the service needs then. The web layer keeps it in
@@ -104,7 +110,8 @@ func randomToken() (string, error) {
 // StartSSO begins a sign-in: a fresh state, nonce and PKCE verifier, and
 // the provider's URL to send the browser to.
 func (s *Service) StartSSO(ctx context.Context) (SSOAttempt, string, error) {
-	if s.sso == nil {
+	st := s.sso.Load()
+	if st == nil {
 		return SSOAttempt{}, "", push.Errorf(push.CodeNotFound, "single sign-on is off")
 	}
 	var a SSOAttempt
@@ -116,7 +123,7 @@ func (s *Service) StartSSO(ctx context.Context) (SSOAttempt, string, error) {
 		*dst = v
 	}
 	a.Started = s.Now()
-	u, err := s.sso.p.AuthURL(ctx, a.State, a.Nonce, a.Verifier)
+	u, err := st.p.AuthURL(ctx, a.State, a.Nonce, a.Verifier)
 	if err != nil {
 		s.log.ErrorContext(ctx, "single sign-on: provider unavailable", "err", err)
 		return SSOAttempt{}, "", push.Errorf(push.CodeUnavailable, "%s", MsgSSOFailed)
@@ -130,7 +137,8 @@ func (s *Service) StartSSO(ctx context.Context) (SSOAttempt, string, error) {
 // it to a renewed session. Every refusal is a *push.Error whose message a
 // person can read.
 func (s *Service) FinishSSO(ctx context.Context, a SSOAttempt, state, code string) (*push.User, error) {
-	if s.sso == nil {
+	st := s.sso.Load()
+	if st == nil {
 		return nil, push.Errorf(push.CodeNotFound, "single sign-on is off")
 	}
 	age := s.Now().Sub(a.Started)
@@ -141,26 +149,26 @@ func (s *Service) FinishSSO(ctx context.Context, a SSOAttempt, state, code strin
 	if code == "" {
 		return nil, push.Errorf(push.CodeUnauthenticated, "%s", MsgSSOFailed)
 	}
-	id, err := s.sso.p.Identify(ctx, code, a.Verifier, a.Nonce)
+	id, err := st.p.Identify(ctx, code, a.Verifier, a.Nonce)
 	if err != nil {
 		s.log.WarnContext(ctx, "single sign-on refused", "err", err)
 		return nil, push.Errorf(push.CodeUnauthenticated, "%s", MsgSSOFailed)
 	}
-	return s.accountOf(ctx, id)
+	return s.accountOf(ctx, st.rules, id)
 }
 
 // accountOf is the account identity id signs in as (D50): the one linked
 // to it; else, with a verified address in an allowed domain, the account
 // of that address, linked now; else a new one where the instance creates
 // accounts.
-func (s *Service) accountOf(ctx context.Context, id Identity) (*push.User, error) {
+func (s *Service) accountOf(ctx context.Context, rules SSORules, id Identity) (*push.User, error) {
 	email := NormalizeEmail(id.Email)
-	if err := s.ssoAddressAllowed(email, id.EmailVerified); err != nil {
+	if err := ssoAddressAllowed(rules, email, id.EmailVerified); err != nil {
 		return nil, err
 	}
 	u, err := s.store.UserByIdentity(ctx, id.Issuer, id.Subject)
 	if push.ErrorCode(err) == push.CodeNotFound {
-		u, err = s.linkOrCreate(ctx, id, email)
+		u, err = s.linkOrCreate(ctx, rules, id, email)
 	}
 	if err != nil {
 		return nil, err
@@ -173,14 +181,14 @@ func (s *Service) accountOf(ctx context.Context, id Identity) (*push.User, error
 
 // ssoAddressAllowed checks the address the provider gave: verified, valid,
 // and in an allowed domain.
-func (s *Service) ssoAddressAllowed(email string, verified bool) error {
+func ssoAddressAllowed(rules SSORules, email string, verified bool) error {
 	if !verified {
 		return push.Errorf(push.CodeForbidden, "%s", MsgSSOUnverified)
 	}
 	if !ValidEmail(email) {
 		return push.Errorf(push.CodeForbidden, "%s", MsgBadEmail)
 	}
-	if d := s.sso.rules.AllowedDomains; len(d) > 0 {
+	if d := rules.AllowedDomains; len(d) > 0 {
 		domain := email[strings.LastIndex(email, "@")+1:]
 		for _, ok := range d {
 			if domain == ok {
@@ -194,7 +202,7 @@ func (s *Service) ssoAddressAllowed(email string, verified bool) error {
 
 // linkOrCreate links a new identity to the account of its verified
 // address, or creates an account for it.
-func (s *Service) linkOrCreate(ctx context.Context, id Identity, email string) (*push.User, error) {
+func (s *Service) linkOrCreate(ctx context.Context, rules SSORules, id Identity, email string) (*push.User, error) {
 	link := store.Identity{Issuer: id.Issuer, Subject: id.Subject, Email: email}
 	u, err := s.store.UserByEmail(ctx, email)
 	switch {
@@ -213,7 +221,7 @@ func (s *Service) linkOrCreate(ctx context.Context, id Identity, email string) (
 		return s.store.UserByID(ctx, u.ID)
 	case push.ErrorCode(err) != push.CodeNotFound:
 		return nil, err
-	case !s.sso.rules.CreateUsers:
+	case !rules.CreateUsers:
 		return nil, push.Errorf(push.CodeForbidden, "%s", MsgSSONoAccount)
 	}
 	u, err = s.store.CreateIdentityUser(ctx, link, s.Now())
