@@ -89,6 +89,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, clock 
 		Now: clock, Observe: s.metrics.PushEvent, Log: log, Mail: mailer, Origin: cfg.BaseURL, Deliveries: s.metrics.Delivery},
 		service.Limits{Settings: cfg.Push, MaxFileSize: cfg.MaxFileSize, MaxPushSize: cfg.MaxPushSize,
 			Accounts: service.AccountRules{ConfirmEmail: cfg.ConfirmAccounts, SignUpEmail: cfg.SignupEmailRegexp}, RequireTwoFactor: cfg.RequireTwoFactor})
+	enableSSO(s.svc, cfg)
 	apiServer := api.New(api.Options{Service: s.svc, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 		MaxBody: cfg.MaxJSONBody, Version: Version, Log: log, ReadTimeout: cfg.Hardening.ReadTimeout})
 	s.web = web.New(web.Options{Service: s.svc, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,

@@ -64,6 +64,8 @@ type Config struct {
 	ConfirmAccounts   bool           // PWP__ENABLE_USER_ACCOUNT_EMAILS: new accounts confirm their address
 	SignupEmailRegexp *regexp.Regexp // PWP__SIGNUP_EMAIL_REGEXP: what a new account's address must match; nil: any
 	Brand             Brand          // the pages' branding and blur (brand.go)
+	OIDC              *OIDC          // single sign-on, or nil (oidc.go)
+	PasswordSignIn    bool           // HUSH_PASSWORD_SIGN_IN: password sign-in, sign-up and reset; false only with OIDC
 }
 
 // serveFlag ties a command-line flag of `hush serve` to its environment variable.
@@ -144,6 +146,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		loadHardening,
 		loadCompat,
 		loadMail, // after loadWeb: auto-dispatch needs web sign-ins
+		loadOIDC, // after loadServer: the callback is under the base URL
 	}
 	var errs []error
 	for _, step := range steps {

@@ -50,6 +50,7 @@ func TestDefaults(t *testing.T) {
 		ShutdownTimeout:   15 * time.Second,
 		Push:              push.DefaultSettings(),
 		CORSOrigins:       []string{"*"},
+		PasswordSignIn:    true,
 		Hardening:         DefaultHardening(),
 		Brand:             defaultBrand(),
 	}

@@ -43,6 +43,7 @@ func (c *Config) InForce() []Setting {
 	out = append(out, c.s3Shown()...)
 	out = append(out, c.mailShown()...)
 	out = append(out, c.brandShown()...)
+	out = append(out, c.oidcShown()...)
 	out = append(out,
 		Setting{"HUSH_MAX_JSON_BODY", fmt.Sprint(c.MaxJSONBody)},
 		Setting{"HUSH_MAX_FILE_SIZE", fmt.Sprint(c.MaxFileSize)},

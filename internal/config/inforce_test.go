@@ -73,7 +73,8 @@ func TestInForceCoversUsage(t *testing.T) {
 	shown := map[string]bool{}
 	for _, s := range mustLoad(t, nil, map[string]string{"HUSH_S3_ENDPOINT": "s3.example.com:9000", "HUSH_S3_BUCKET": "b",
 		"HUSH_S3_ACCESS_KEY": "a", "HUSH_S3_SECRET_KEY": "s",
-		"HUSH_SMTP_ADDRESS": "smtp.example.com", "HUSH_SMTP_FROM": "hush@example.com", "HUSH_BASE_URL": "https://hush.example.com"}).InForce() {
+		"HUSH_SMTP_ADDRESS": "smtp.example.com", "HUSH_SMTP_FROM": "hush@example.com", "HUSH_BASE_URL": "https://hush.example.com",
+		"HUSH_OIDC_ISSUER": "https://id.example.com", "HUSH_OIDC_CLIENT_ID": "hush", "HUSH_OIDC_CLIENT_SECRET": "s"}).InForce() {
 		shown[s.Name] = true
 	}
 	for _, r := range slices.Concat(usageRows(), hardeningUsage(), brandUsage(), generatorUsage()) {

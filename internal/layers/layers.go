@@ -41,6 +41,9 @@ var Rules = []Rule{
 	// Email's messages are the service's; their delivery (mail/smtp) is
 	// wired in by app, so the service needs no SMTP client.
 	{Package: "hush/internal/mail", Internal: []string{}},
+	// The OpenID Connect client speaks HTTP to the provider for the
+	// service, which app wires it into (service.IdentityProvider).
+	{Package: "hush/internal/sso", Internal: []string{"hush/internal/service"}},
 }
 
 // Package is what the build says of one package: its direct imports and

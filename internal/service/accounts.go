@@ -85,6 +85,9 @@ type SignUpInput struct {
 // account awaits confirmation (push.User.ConfirmPending) and the link is
 // queued in the same step.
 func (s *Service) SignUpWith(ctx context.Context, in SignUpInput) (*push.User, error) {
+	if err := s.passwordOff(); err != nil {
+		return nil, err
+	}
 	email, password, m := NormalizeEmail(in.Email), in.Password, in.Meta
 	if !ValidEmail(email) {
 		return nil, invalid("email", MsgBadEmail)
@@ -139,6 +142,9 @@ func (s *Service) signUpPending(ctx context.Context, email, hash, origin string,
 // password was found right. An account with a second factor is not signed
 // in yet: the caller asks for its code (StartSignInCode, FinishSignIn).
 func (s *Service) SignIn(ctx context.Context, email, password string, m push.Meta) (*push.User, error) {
+	if err := s.passwordOff(); err != nil {
+		return nil, err
+	}
 	email = NormalizeEmail(email)
 	sl, err := s.reserve(ctx, s.Now(), tooManySignIns, signInLimits(clientKey(m.IP), email)...)
 	if err != nil {

@@ -59,6 +59,9 @@ type addressJob struct {
 // address has an account, after the same work; CodeTooMany when the
 // address or the client asked too often.
 func (s *Service) RequestPasswordReset(ctx context.Context, email, origin string, m push.Meta) error {
+	if err := s.passwordOff(); err != nil {
+		return err
+	}
 	return s.requestByAddress(ctx, kindReset, email, origin, m)
 }
 
@@ -197,6 +200,9 @@ func (s *Service) ResetValid(ctx context.Context, token string) (bool, error) {
 // account, which the link proved to be reached at its address, counts as
 // confirmed.
 func (s *Service) ResetPassword(ctx context.Context, token, password, confirm string) (*push.User, error) {
+	if err := s.passwordOff(); err != nil {
+		return nil, err
+	}
 	notFound := &push.Error{Code: push.CodeNotFound, Message: MsgResetInvalid}
 	ok, err := s.ResetValid(ctx, token)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"regexp"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -46,6 +47,7 @@ type Service struct {
 	deliveries func(kind, result string) // told of each outbox delivery attempt
 	kick       chan struct{}             // wakes the outbox worker of this instance
 	accounts   AccountRules
+	sso        atomic.Pointer[ssoState] // nil: single sign-on is off (sso.go)
 }
 
 // Deps are what a Service works with.

@@ -222,6 +222,9 @@ var errSignInExpired = &push.Error{Code: push.CodeUnauthenticated, Message: MsgS
 // current auth epoch (a password change, revoked sessions, disabling or
 // deleting the account void it).
 func (s *Service) FinishSignIn(ctx context.Context, p PendingSignIn, code string, m push.Meta) (u *push.User, recovery bool, err error) {
+	if err := s.passwordOff(); err != nil {
+		return nil, false, err
+	}
 	now := s.Now()
 	if p.UserID == 0 || p.Epoch == "" || now.Sub(p.Started) > SignInCodeTimeout || p.Started.After(now.Add(time.Minute)) {
 		return nil, false, errSignInExpired

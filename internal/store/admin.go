@@ -137,6 +137,22 @@ type UserSummary struct {
 	push.User
 	HasToken     bool
 	ActivePushes int
+	Password     bool // the account has a password
+	SSO          bool // the account has an identity at an OpenID Connect provider (D50)
+}
+
+// SignsIn says how the account signs in: "password", "SSO", "password and
+// SSO", or "none" (neither: it can only have a password set).
+func (u UserSummary) SignsIn() string {
+	switch {
+	case u.Password && u.SSO:
+		return "password and SSO"
+	case u.SSO:
+		return "SSO"
+	case u.Password:
+		return "password"
+	}
+	return "none"
 }
 
 // ListUsers returns the accounts whose email contains query (all for ""),
@@ -149,7 +165,8 @@ func (s *Store) ListUsers(ctx context.Context, query string, offset, limit int) 
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT `+userColumnsOf("u")+`,
 		(SELECT COUNT(*) FROM api_tokens t WHERE t.user_id = u.id),
-		(SELECT COUNT(*) FROM pushes p WHERE p.user_id = u.id AND p.expired = 0)
+		(SELECT COUNT(*) FROM pushes p WHERE p.user_id = u.id AND p.expired = 0),
+		(SELECT COUNT(*) FROM user_identities i WHERE i.user_id = u.id)
 		FROM users u WHERE u.email LIKE $1 ESCAPE '\' ORDER BY u.id LIMIT $2 OFFSET $3`, pattern, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list users: %w", err)
@@ -158,14 +175,14 @@ func (s *Store) ListUsers(ctx context.Context, query string, offset, limit int) 
 	var out []UserSummary
 	for rows.Next() {
 		var (
-			u      UserSummary
-			tokens int
+			u          UserSummary
+			tokens, id int
 		)
-		user, err := scanUser(rows, &tokens, &u.ActivePushes)
+		user, err := scanUser(rows, &tokens, &u.ActivePushes, &id)
 		if err != nil {
 			return nil, 0, fmt.Errorf("list users: %w", err)
 		}
-		u.User, u.HasToken = *user, tokens > 0
+		u.User, u.HasToken, u.SSO, u.Password = *user, tokens > 0, id > 0, user.PasswordHash != ""
 		u.PasswordHash, u.AuthEpoch = "", "" // not for pages
 		out = append(out, u)
 	}

@@ -16,6 +16,7 @@ var copyTables = []struct {
 		"reset_digest", "reset_expires_at", "confirm_pending", "confirm_digest", "confirm_expires_at", "receipts_default",
 		"admin", "disabled_at", "totp_secret", "totp_enabled_at", "totp_last_step", "totp_pending", "totp_pending_epoch"}},
 	{"recovery_codes", []string{"id", "user_id", "digest", "created_at"}},
+	{"user_identities", []string{"id", "user_id", "issuer", "subject", "email", "created_at"}},
 	{"api_tokens", []string{"id", "user_id", "digest", "created_at"}},
 	{"pushes", []string{"id", "token_key", "token_sealed", "legacy_token", "kind", "user_id", "name", "note", "payload", "passphrase_salt",
 		"expire_after_days", "expire_after_views", "deletable_by_viewer", "retrieval_step", "view_count",

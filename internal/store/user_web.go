@@ -83,6 +83,7 @@ func deleteUser(ctx context.Context, tx *Tx, userID int64) error {
 		`DELETE FROM api_tokens WHERE user_id = $1`,
 		`DELETE FROM sessions WHERE user_id = $1`,
 		`DELETE FROM recovery_codes WHERE user_id = $1`,
+		`DELETE FROM user_identities WHERE user_id = $1`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, userID); err != nil {
 			return fmt.Errorf("delete user data: %w", err)

@@ -121,6 +121,7 @@ type adminActionView struct {
 type adminUserView struct {
 	Target       *push.User
 	TokenCreated time.Time
+	SignIn       service.SignInMethods
 	Self         bool // the admin's own account: no actions here
 	Actions      []adminActionView
 }
@@ -152,7 +153,11 @@ func (s *Server) adminUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v := adminUserView{Target: t, TokenCreated: created, Self: t.ID == u.ID}
+	signIn, err := s.svc.SignInMethodsOf(r.Context(), t)
+	if err != nil {
+		return err
+	}
+	v := adminUserView{Target: t, TokenCreated: created, SignIn: signIn, Self: t.ID == u.ID}
 	if !v.Self {
 		for _, a := range offeredActions(t, !created.IsZero(), s.svc.MailEnabled()) {
 			v.Actions = append(v.Actions, adminActionView{Action: a, Question: adminQuestion(a, t.Email),

@@ -22,7 +22,7 @@ type resetView struct {
 
 // resetClosed answers the reset pages where there are none.
 func (s *Server) resetClosed(w http.ResponseWriter, r *http.Request) bool {
-	if s.loginsDisabled(w, r) {
+	if s.loginsDisabled(w, r) || s.passwordClosed(w, r) {
 		return true
 	}
 	if !s.svc.MailEnabled() {

@@ -89,7 +89,7 @@ type page struct {
 func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p page) {
 	if p.User == nil {
 		u := s.sessionUser(r)
-		p.Enrolling = s.svc.MustEnrol(u)
+		p.Enrolling = s.mustEnrol(r, u)
 		if !p.Enrolling {
 			p.User = u
 		}
@@ -97,7 +97,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p p
 	if p.Notice == "" {
 		p.Notice = s.popFlash(r)
 	}
-	p.SignUps = !s.disableSignups
+	p.SignUps = !s.disableSignups && s.svc.PasswordSignIn()
 	p.SignIns = !s.disableLogins
 	p.Mail, p.Confirm = s.svc.MailEnabled(), s.svc.ConfirmEmail()
 	p.Brand = &s.brand

@@ -121,6 +121,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /users/sign_in", s.handle(s.signInForm))
 	mux.Handle("POST /users/sign_in", s.handle(s.signInSubmit))
 	mux.Handle("POST /users/sign_out", s.handle(s.signOut))
+	mux.Handle("GET /users/sso", s.handle(s.ssoStart))
+	mux.Handle("GET /users/sso/callback", s.handle(s.ssoCallback))
 	mux.Handle("GET /users/token", s.handle(s.tokenPage))
 	mux.Handle("POST /users/token", s.handle(s.tokenCreate))
 	mux.Handle("GET /users/edit", s.handle(s.accountForm))
@@ -172,7 +174,7 @@ func (s *Server) Handler() http.Handler {
 // currentUser has it) redirects there.
 func (s *Server) enrolFirst(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.svc.RequireTwoFactor() && !mayWhileEnrolling(r.URL.Path) && s.svc.MustEnrol(s.sessionUser(r)) {
+		if s.svc.RequireTwoFactor() && !mayWhileEnrolling(r.URL.Path) && s.mustEnrol(r, s.sessionUser(r)) {
 			redirect(w, r, "/users/two_factor")
 			return
 		}

@@ -107,7 +107,7 @@ func (s *Server) sessionUser(r *http.Request) *push.User {
 // requires one) has no rights until it has: it is nil here.
 func (s *Server) currentUser(r *http.Request) *push.User {
 	u := s.sessionUser(r)
-	if s.svc.MustEnrol(u) {
+	if s.mustEnrol(r, u) {
 		return nil
 	}
 	return u
@@ -121,6 +121,7 @@ func (s *Server) signIn(r *http.Request, u *push.User) error {
 		return err
 	}
 	s.endCodeStep(r)
+	s.sessions.Remove(ctx, keySSO)
 	s.sessions.Put(ctx, keyUserID, u.ID)
 	s.sessions.Put(ctx, keyEpoch, u.AuthEpoch)
 	return nil

@@ -8,7 +8,10 @@ import (
 )
 
 // signInView is what sign_in.html and sign_up.html show again after an error.
-type signInView struct{ Email string }
+type signInView struct {
+	Email string
+	SSO   ssoView
+}
 
 func (s *Server) loginsDisabled(w http.ResponseWriter, r *http.Request) bool {
 	if s.disableLogins {
@@ -28,7 +31,7 @@ func (s *Server) signInForm(w http.ResponseWriter, r *http.Request) error {
 // renewed on success. An account with a second factor goes on to the code
 // step, half signed in (startCodeStep).
 func (s *Server) signInSubmit(w http.ResponseWriter, r *http.Request) error {
-	if s.loginsDisabled(w, r) {
+	if s.loginsDisabled(w, r) || s.passwordClosed(w, r) {
 		return nil
 	}
 	if err := parseForm(w, r); err != nil {
@@ -44,7 +47,7 @@ func (s *Server) signInSubmit(w http.ResponseWriter, r *http.Request) error {
 		redirect(w, r, "/users/sign_in/two_factor")
 		return nil
 	}
-	return s.signedIn(w, r, u, err, "sign_in.html", "Sign in", signInView{Email: email})
+	return s.signedIn(w, r, u, err, "sign_in.html", "Sign in", signInView{Email: email, SSO: s.ssoOf()})
 }
 
 // signForm serves the sign-in or sign-up form, unless closed answers
@@ -55,7 +58,7 @@ func (s *Server) signForm(w http.ResponseWriter, r *http.Request, closed func(ht
 	case s.currentUser(r) != nil:
 		redirect(w, r, "/dashboard")
 	default:
-		s.render(w, r, tmpl, page{Title: title, Data: signInView{}})
+		s.render(w, r, tmpl, page{Title: title, Data: signInView{SSO: s.ssoOf()}})
 	}
 	return nil
 }

@@ -10,6 +10,9 @@ import (
 // here: sign-ups are disabled, or sign-ins are (an account that cannot sign
 // in must not come with a signed-in session either).
 func (s *Server) signUpsClosed(w http.ResponseWriter, r *http.Request) bool {
+	if s.passwordClosed(w, r) {
+		return true
+	}
 	if s.disableSignups || s.disableLogins {
 		s.renderError(w, r, http.StatusForbidden, "Sign-ups are disabled", "New accounts cannot be created on this server.")
 		return true

@@ -202,7 +202,7 @@ type codeView struct{ Minutes int }
 // signInCodeForm serves GET /users/sign_in/two_factor: the code step of a
 // sign-in whose password was right.
 func (s *Server) signInCodeForm(w http.ResponseWriter, r *http.Request) error {
-	if s.loginsDisabled(w, r) {
+	if s.loginsDisabled(w, r) || s.passwordClosed(w, r) {
 		return nil
 	}
 	if _, ok := s.codeStep(r); !ok {
@@ -217,7 +217,7 @@ func (s *Server) signInCodeForm(w http.ResponseWriter, r *http.Request) error {
 // signs the account in (the session token is renewed again); a recovery
 // code too, and then the page of the second factor says how many are left.
 func (s *Server) signInCodeSubmit(w http.ResponseWriter, r *http.Request) error {
-	if s.loginsDisabled(w, r) {
+	if s.loginsDisabled(w, r) || s.passwordClosed(w, r) {
 		return nil
 	}
 	if err := parseForm(w, r); err != nil {
@@ -231,7 +231,7 @@ func (s *Server) signInCodeSubmit(w http.ResponseWriter, r *http.Request) error 
 	u, recovery, err := s.svc.FinishSignIn(r.Context(), p, r.PostForm.Get("code"), s.meta(r))
 	if push.ErrorCode(err) == push.CodeUnauthenticated {
 		s.endCodeStep(r)
-		s.render(w, r, "sign_in.html", page{Title: "Sign in", Error: service.MsgSignInExpired, Status: http.StatusUnauthorized, Data: signInView{}})
+		s.render(w, r, "sign_in.html", page{Title: "Sign in", Error: service.MsgSignInExpired, Status: http.StatusUnauthorized, Data: signInView{SSO: s.ssoOf()}})
 		return nil
 	}
 	if s.formAgain(w, r, err, "sign_in_code.html", twoFactorTitle, codeView{Minutes: int(service.SignInCodeTimeout / time.Minute)}) {

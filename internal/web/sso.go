@@ -1,0 +1,152 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"hush/internal/push"
+	"hush/internal/service"
+)
+
+// Single sign-on (docs/decisions.md, D50 and D51). The browser leaves for
+// the provider from GET /users/sso with a state, a nonce and a PKCE
+// verifier kept in its own session, and comes back to GET
+// /users/sso/callback, which spends them: a callback URL works once, only
+// in the browser that started it, and only for service.SSOAttemptTimeout.
+
+// Session keys of an attempt under way, and the mark of a session signed
+// in through the provider.
+const (
+	keySSOState    = "sso_state"
+	keySSONonce    = "sso_nonce"
+	keySSOVerifier = "sso_verifier"
+	keySSOStarted  = "sso_started" // Unix milliseconds of the service's clock
+	keySSO         = "sso"         // signed in through the provider (D51)
+)
+
+// ssoView is what sign_in.html shows of single sign-on.
+type ssoView struct {
+	Label    string // the button's text; "" without single sign-on
+	Password bool   // the password form is offered
+}
+
+// ssoOf is the sign-in page's single sign-on part.
+func (s *Server) ssoOf() ssoView {
+	v := ssoView{Password: s.svc.PasswordSignIn()}
+	if rules, ok := s.svc.SSO(); ok {
+		v.Label = rules.Label
+	}
+	return v
+}
+
+// passwordClosed refuses a password route (sign-in, its code step,
+// sign-up, reset) while password sign-in is off, and reports whether it did.
+func (s *Server) passwordClosed(w http.ResponseWriter, r *http.Request) bool {
+	if s.svc.PasswordSignIn() {
+		return false
+	}
+	s.renderError(w, r, http.StatusForbidden, "Password sign-in is off", service.MsgPasswordOff)
+	return true
+}
+
+// ssoClosed answers the single sign-on routes where there are none.
+func (s *Server) ssoClosed(w http.ResponseWriter, r *http.Request) bool {
+	if s.loginsDisabled(w, r) {
+		return true
+	}
+	if _, ok := s.svc.SSO(); !ok {
+		s.notFound(w, r)
+		return true
+	}
+	return false
+}
+
+// ssoStart serves GET /users/sso: a fresh attempt in this browser's
+// session, and the way to the provider. A link, not a form, starts it: the
+// pages' CSP lets forms post only here, and that would stop the redirect.
+func (s *Server) ssoStart(w http.ResponseWriter, r *http.Request) error {
+	if s.ssoClosed(w, r) {
+		return nil
+	}
+	if s.currentUser(r) != nil {
+		redirect(w, r, "/dashboard")
+		return nil
+	}
+	a, to, err := s.svc.StartSSO(r.Context())
+	if err != nil {
+		return s.ssoRefused(w, r, err)
+	}
+	ctx := r.Context()
+	s.sessions.Put(ctx, keySSOState, a.State)
+	s.sessions.Put(ctx, keySSONonce, a.Nonce)
+	s.sessions.Put(ctx, keySSOVerifier, a.Verifier)
+	s.sessions.Put(ctx, keySSOStarted, a.Started.UnixMilli())
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, to, http.StatusSeeOther)
+	return nil
+}
+
+// ssoAttempt takes this browser's attempt out of its session: it is spent
+// whatever the callback brings.
+func (s *Server) ssoAttempt(r *http.Request) service.SSOAttempt {
+	ctx := r.Context()
+	a := service.SSOAttempt{
+		State:    s.sessions.PopString(ctx, keySSOState),
+		Nonce:    s.sessions.PopString(ctx, keySSONonce),
+		Verifier: s.sessions.PopString(ctx, keySSOVerifier),
+	}
+	if ms := s.sessions.GetInt64(ctx, keySSOStarted); ms != 0 {
+		a.Started = time.UnixMilli(ms).UTC()
+	}
+	s.sessions.Remove(ctx, keySSOStarted)
+	return a
+}
+
+// ssoCallback serves GET /users/sso/callback: the provider's answer. The
+// identity's account is bound to a renewed session without Hush's own
+// second factor: the provider authenticated the person (D51).
+func (s *Server) ssoCallback(w http.ResponseWriter, r *http.Request) error {
+	if s.ssoClosed(w, r) {
+		return nil
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	a := s.ssoAttempt(r)
+	q := r.URL.Query()
+	if q.Get("error") != "" {
+		// Refused at the provider (or the person cancelled there).
+		return s.ssoRefused(w, r, &push.Error{Code: push.CodeUnauthenticated, Message: service.MsgSSOFailed})
+	}
+	u, err := s.svc.FinishSSO(r.Context(), a, q.Get("state"), q.Get("code"))
+	if err != nil {
+		return s.ssoRefused(w, r, err)
+	}
+	if err := s.signIn(r, u); err != nil {
+		return err
+	}
+	s.sessions.Put(r.Context(), keySSO, true)
+	redirect(w, r, "/dashboard")
+	return nil
+}
+
+// ssoRefused shows the sign-in page with the refusal's message.
+func (s *Server) ssoRefused(w http.ResponseWriter, r *http.Request, err error) error {
+	if s.formAgain(w, r, err, "sign_in.html", "Sign in", signInView{SSO: s.ssoOf()}) {
+		return nil
+	}
+	if push.ErrorCode(err) == push.CodeUnavailable {
+		s.render(w, r, "sign_in.html", page{Title: "Sign in", Error: service.MsgSSOFailed, Status: http.StatusBadGateway,
+			Data: signInView{SSO: s.ssoOf()}})
+		return nil
+	}
+	return err
+}
+
+// ssoSession reports whether the session signed in through the provider.
+func (s *Server) ssoSession(r *http.Request) bool { return s.sessions.GetBool(r.Context(), keySSO) }
+
+// mustEnrol is service.MustEnrol for this request's session: a session
+// signed in through the provider never has to set up Hush's second factor
+// (D51).
+func (s *Server) mustEnrol(r *http.Request, u *push.User) bool {
+	return s.svc.MustEnrol(u) && !s.ssoSession(r)
+}

@@ -1,0 +1,349 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"hush/internal/oidctest"
+	"hush/internal/push"
+	"hush/internal/service"
+	"hush/internal/sso"
+)
+
+// The people at the test provider.
+var (
+	ssoAlice      = oidctest.User{ID: "alice-sub", Username: "alice", Password: "alice-pw", Email: "alice@corp.example", EmailVerified: true}
+	ssoBob        = oidctest.User{ID: "bob-sub", Username: "bob", Password: "bob-pw", Email: "bob@other.example", EmailVerified: true}
+	ssoUnverified = oidctest.User{ID: "carol-sub", Username: "carol", Password: "carol-pw", Email: "carol@corp.example", EmailVerified: false}
+)
+
+// ssoHarness is a harness with single sign-on through a real provider
+// (oidctest) that knows alice, bob and carol.
+func ssoHarness(t *testing.T, rules service.SSORules) (*harness, *oidctest.Server) {
+	t.Helper()
+	h := newHarness(t, nil)
+	op := oidctest.Start(t, h.url+sso.CallbackPath, ssoAlice, ssoBob, ssoUnverified)
+	if rules.Label == "" {
+		rules.Label = "Sign in with Corp ID"
+	}
+	h.svc.EnableSSO(sso.New(sso.Config{Issuer: op.Issuer, ClientID: oidctest.ClientID, ClientSecret: oidctest.ClientSecret,
+		Scopes: []string{"openid", "email", "profile"}, RedirectURL: h.url + sso.CallbackPath}), rules)
+	return h, op
+}
+
+// follow makes c's request and follows redirects (to the provider and
+// back) until a page answers, or until a redirect to Hush's callback,
+// which it returns unvisited when stopAtCallback.
+func (c *client) follow(req *http.Request, stopAtCallback bool) (resp, string) {
+	c.h.t.Helper()
+	for range 10 {
+		r := c.do(req)
+		loc := r.header.Get("Location")
+		if r.status < 300 || r.status > 399 || loc == "" {
+			return r, ""
+		}
+		next, err := req.URL.Parse(loc)
+		if err != nil {
+			c.h.t.Fatal(err)
+		}
+		if stopAtCallback && strings.HasPrefix(next.String(), c.h.url+sso.CallbackPath) {
+			return r, next.String()
+		}
+		req, _ = http.NewRequest(http.MethodGet, next.String(), nil)
+	}
+	c.h.t.Fatal("too many redirects")
+	return resp{}, ""
+}
+
+var loginID = regexp.MustCompile(`name="id" value="([^"]+)"`)
+
+// providerLogin starts a sign-in from Hush's button, signs in on the
+// provider's login page as u, and returns the callback URL the provider
+// sends the browser back to (not yet visited).
+func (h *harness) providerLogin(c *client, u oidctest.User) string {
+	h.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, h.url+"/users/sso", nil)
+	page, _ := c.follow(req, true)
+	m := loginID.FindStringSubmatch(page.body)
+	if page.status != http.StatusOK || m == nil {
+		h.t.Fatalf("the provider's login page: %d\n%s", page.status, page.body)
+	}
+	// The login page is the provider's: its form posts back to itself.
+	loginURL := strings.TrimSuffix(ssoIssuerOf(h), "/") + "/login/username"
+	form := url.Values{"id": {m[1]}, "username": {u.Username}, "password": {u.Password}}
+	post, _ := http.NewRequest(http.MethodPost, loginURL, strings.NewReader(form.Encode()))
+	post.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r, callback := c.follow(post, true)
+	if callback == "" {
+		h.t.Fatalf("the provider did not send the browser back: %d\n%s", r.status, r.body)
+	}
+	return callback
+}
+
+// ssoIssuers keeps the issuer of each harness's provider.
+var ssoIssuers = map[*harness]string{}
+
+func ssoIssuerOf(h *harness) string { return ssoIssuers[h] }
+
+// startSSO is ssoHarness with the issuer remembered for providerLogin.
+func startSSO(t *testing.T, rules service.SSORules) *harness {
+	h, op := ssoHarness(t, rules)
+	ssoIssuers[h] = op.Issuer
+	t.Cleanup(func() { delete(ssoIssuers, h) })
+	return h
+}
+
+// callback visits the callback URL in c and follows Hush's answer.
+func (c *client) callback(u string) resp {
+	c.h.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	r, _ := c.follow(req, false)
+	return r
+}
+
+// signedInAs checks that the callback ended on the dashboard and that c's
+// session is email's account.
+func (h *harness) signedInAs(c *client, r resp, email string) {
+	h.t.Helper()
+	if r.status != http.StatusOK || !strings.Contains(r.body, "<h1>Dashboard</h1>") {
+		h.t.Fatalf("after the callback: %d\n%s", r.status, r.body)
+	}
+	c.get("/users/edit").has(h.t, email)
+}
+
+// TestSSOSignInCreatesAccount: with account creation on, a person new to
+// Hush signs in through the provider, lands on their dashboard with an
+// account of their verified address and no password, and the admin pages
+// say it signs in with SSO.
+func TestSSOSignInCreatesAccount(t *testing.T) {
+	h := startSSO(t, service.SSORules{CreateUsers: true})
+	c := h.client()
+	page := c.get("/users/sign_in")
+	page.has(t, `href="/users/sso"`, "Sign in with Corp ID", `action="/users/sign_in"`)
+	h.signedInAs(c, c.callback(h.providerLogin(c, ssoAlice)), "alice@corp.example")
+	u := h.user("alice@corp.example")
+	if u.PasswordHash != "" {
+		t.Fatal("an account made by SSO has a password")
+	}
+	// The account has no password: no password signs it in.
+	c2 := h.client()
+	c2.post("/users/sign_in", url.Values{"email": {"alice@corp.example"}, "password": {""}}).expect(t, http.StatusUnauthorized)
+	c2.post("/users/sign_in", url.Values{"email": {"alice@corp.example"}, "password": {"anything-at-all"}}).expect(t, http.StatusUnauthorized)
+
+	// A second sign-in finds the same account by the identity.
+	c3 := h.client()
+	h.signedInAs(c3, c3.callback(h.providerLogin(c3, ssoAlice)), "alice@corp.example")
+	if again := h.user("alice@corp.example"); again.ID != u.ID {
+		t.Fatalf("a second account: %d, first %d", again.ID, u.ID)
+	}
+
+	h.signUp("admin@hush.example", "admin-password")
+	h.promote("admin@hush.example")
+	admin := h.client()
+	admin.post("/users/sign_in", url.Values{"email": {"admin@hush.example"}, "password": {"admin-password"}}).expect(t, http.StatusSeeOther)
+	list := admin.get("/admin/users")
+	list.has(t, "<td>SSO</td>", "<td>password</td>")
+	detail := admin.get("/admin/users/" + strconv.FormatInt(u.ID, 10))
+	detail.has(t, "Signs in with", "SSO: alice@corp.example at "+ssoIssuerOf(h))
+}
+
+// TestSSOLinksPasswordAccount: without account creation, an existing
+// password account of the verified address is linked on the first SSO
+// sign-in (D50) and then signs in both ways.
+func TestSSOLinksPasswordAccount(t *testing.T) {
+	h := startSSO(t, service.SSORules{})
+	h.signUp("alice@corp.example", "alice-password")
+	c := h.client()
+	h.signedInAs(c, c.callback(h.providerLogin(c, ssoAlice)), "alice@corp.example")
+	m, err := h.svc.SignInMethodsOf(context.Background(), h.user("alice@corp.example"))
+	if err != nil || m.Methods != "password and SSO" || len(m.Identities) != 1 || m.Identities[0].Subject != "alice-sub" {
+		t.Fatalf("sign-in methods: %+v, %v", m, err)
+	}
+	h.client().post("/users/sign_in", url.Values{"email": {"alice@corp.example"}, "password": {"alice-password"}}).expect(t, http.StatusSeeOther)
+}
+
+// TestSSORefusals: each refusal ends on the sign-in page with its reason,
+// and signs no one in.
+func TestSSORefusals(t *testing.T) {
+	t.Run("unknown user when creation is off", func(t *testing.T) {
+		h := startSSO(t, service.SSORules{})
+		c := h.client()
+		r := c.callback(h.providerLogin(c, ssoAlice))
+		r.expect(t, http.StatusForbidden)
+		r.has(t, "There is no account for your email address here")
+		if _, err := h.svc.UserByEmail(context.Background(), "alice@corp.example"); push.ErrorCode(err) != push.CodeNotFound {
+			t.Fatalf("an account was made: %v", err)
+		}
+		c.get("/dashboard").expect(t, http.StatusSeeOther)
+	})
+	t.Run("foreign email domain", func(t *testing.T) {
+		h := startSSO(t, service.SSORules{CreateUsers: true, AllowedDomains: []string{"corp.example"}})
+		c := h.client()
+		r := c.callback(h.providerLogin(c, ssoBob))
+		r.expect(t, http.StatusForbidden)
+		r.has(t, "not in a domain allowed")
+		if _, err := h.svc.UserByEmail(context.Background(), "bob@other.example"); push.ErrorCode(err) != push.CodeNotFound {
+			t.Fatalf("an account was made: %v", err)
+		}
+		// The allowed domain still signs in.
+		c2 := h.client()
+		c2.callback(h.providerLogin(c2, ssoAlice)).expect(t, http.StatusOK)
+	})
+	t.Run("unverified email", func(t *testing.T) {
+		h := startSSO(t, service.SSORules{CreateUsers: true})
+		h.signUp("carol@corp.example", "carol-password") // not linked on an unverified address
+		c := h.client()
+		r := c.callback(h.providerLogin(c, ssoUnverified))
+		r.expect(t, http.StatusForbidden)
+		r.has(t, "has not verified your email address")
+		c.get("/dashboard").expect(t, http.StatusSeeOther)
+		if m, _ := h.svc.SignInMethodsOf(context.Background(), h.user("carol@corp.example")); m.Methods != "password" {
+			t.Fatalf("linked on an unverified address: %+v", m)
+		}
+	})
+	t.Run("replayed callback", func(t *testing.T) {
+		h := startSSO(t, service.SSORules{CreateUsers: true})
+		c := h.client()
+		cb := h.providerLogin(c, ssoAlice)
+		c.callback(cb).expect(t, http.StatusOK)
+		// The same URL again, in the same browser: refused by Hush (the
+		// attempt is spent), before the provider is asked about its code.
+		r := c.callback(cb)
+		r.expect(t, http.StatusUnauthorized)
+		r.has(t, service.MsgSSOExpired)
+		c.post("/users/sign_out", nil).expect(t, http.StatusSeeOther)
+		c.callback(cb).expect(t, http.StatusUnauthorized)
+		other := h.client()
+		other.callback(cb).expect(t, http.StatusUnauthorized)
+		other.get("/dashboard").expect(t, http.StatusSeeOther)
+	})
+	t.Run("callback in another browser", func(t *testing.T) {
+		h := startSSO(t, service.SSORules{CreateUsers: true})
+		cb := h.providerLogin(h.client(), ssoAlice)
+		thief := h.client()
+		thief.callback(cb).expect(t, http.StatusUnauthorized)
+		thief.get("/dashboard").expect(t, http.StatusSeeOther)
+	})
+	t.Run("wrong state", func(t *testing.T) {
+		h := startSSO(t, service.SSORules{CreateUsers: true})
+		c := h.client()
+		cb, _ := url.Parse(h.providerLogin(c, ssoAlice))
+		q := cb.Query()
+		q.Set("state", q.Get("state")+"x")
+		genuine := cb.String()
+		cb.RawQuery = q.Encode()
+		c.callback(cb.String()).expect(t, http.StatusUnauthorized)
+		// The failed callback spent the attempt: the genuine one is refused too.
+		r := c.callback(genuine)
+		r.expect(t, http.StatusUnauthorized)
+		r.has(t, service.MsgSSOExpired)
+		c.get("/dashboard").expect(t, http.StatusSeeOther)
+	})
+	t.Run("too slow", func(t *testing.T) {
+		h := startSSO(t, service.SSORules{CreateUsers: true})
+		c := h.client()
+		cb := h.providerLogin(c, ssoAlice)
+		h.clock.Advance(service.SSOAttemptTimeout + time.Second)
+		c.callback(cb).expect(t, http.StatusUnauthorized)
+	})
+	t.Run("refused at the provider", func(t *testing.T) {
+		h := startSSO(t, service.SSORules{CreateUsers: true})
+		c := h.client()
+		c.get("/users/sso").expect(t, http.StatusSeeOther)
+		r := c.callback(h.url + sso.CallbackPath + "?error=access_denied&state=whatever")
+		r.expect(t, http.StatusUnauthorized)
+		r.has(t, service.MsgSSOFailed)
+	})
+}
+
+// TestSSOPasswordOff: with password sign-in off, every password route
+// refuses (the API has no sign-in: it takes tokens only), the sign-in page
+// offers only the provider, and the provider still signs in.
+func TestSSOPasswordOff(t *testing.T) {
+	h := startSSO(t, service.SSORules{CreateUsers: true})
+	h.signUp("old@corp.example", "old-password") // made while passwords were on
+	rules, _ := h.svc.SSO()
+	rules.PasswordOff = true
+	h.svc.EnableSSO(sso.New(sso.Config{Issuer: ssoIssuerOf(h), ClientID: oidctest.ClientID, ClientSecret: oidctest.ClientSecret,
+		Scopes: []string{"openid", "email"}, RedirectURL: h.url + sso.CallbackPath}), rules)
+	c := h.client()
+	page := c.get("/users/sign_in")
+	page.expect(t, http.StatusOK)
+	page.has(t, `href="/users/sso"`)
+	page.lacks(t, `action="/users/sign_in"`, `name="password"`, "/users/sign_up", "/users/password/new")
+	for _, p := range []struct {
+		method, path string
+		form         url.Values
+	}{
+		{http.MethodPost, "/users/sign_in", url.Values{"email": {"old@corp.example"}, "password": {"old-password"}}},
+		{http.MethodGet, "/users/sign_up", nil},
+		{http.MethodPost, "/users/sign_up", url.Values{"email": {"new@corp.example"}, "password": {"new-password"}, "password_confirmation": {"new-password"}}},
+		{http.MethodGet, "/users/password/new", nil},
+		{http.MethodPost, "/users/password/new", url.Values{"email": {"old@corp.example"}}},
+		{http.MethodGet, "/users/password/edit?reset_password_token=abc", nil},
+		{http.MethodPost, "/users/password/edit", url.Values{"reset_password_token": {"abc"}, "password": {"x-password"}, "password_confirmation": {"x-password"}}},
+		{http.MethodGet, "/users/sign_in/two_factor", nil},
+		{http.MethodPost, "/users/sign_in/two_factor", url.Values{"code": {"123456"}}},
+	} {
+		var r resp
+		if p.method == http.MethodGet {
+			r = c.get(p.path)
+		} else {
+			r = c.post(p.path, p.form)
+		}
+		if r.status != http.StatusForbidden || !strings.Contains(r.body, "Password sign-in is off") {
+			t.Errorf("%s %s: %d, want 403 saying password sign-in is off", p.method, p.path, r.status)
+		}
+	}
+	c.get("/dashboard").expect(t, http.StatusSeeOther)
+	if _, err := h.svc.SignIn(context.Background(), "old@corp.example", "old-password", push.Meta{}); push.ErrorCode(err) != push.CodeForbidden {
+		t.Fatalf("the service signed in with a password: %v", err)
+	}
+	// The old account links by its verified address and signs in.
+	c.callback(h.providerLogin(c, ssoAlice)).expect(t, http.StatusOK)
+}
+
+// TestSSODisabledUserSessionEnds: an admin disabling an account that
+// signed in through the provider ends its open session at once (the
+// session checks the account on every request), and the provider cannot
+// sign it in again.
+func TestSSODisabledUserSessionEnds(t *testing.T) {
+	h := startSSO(t, service.SSORules{CreateUsers: true})
+	c := h.client()
+	c.callback(h.providerLogin(c, ssoAlice)).expect(t, http.StatusOK)
+	c.get("/dashboard").expect(t, http.StatusOK)
+	u := h.user("alice@corp.example")
+	if _, err := h.svc.Administer(context.Background(), push.AdminActor{Name: "test"}, push.AdminDisable, u.ID); err != nil {
+		t.Fatal(err)
+	}
+	r := c.get("/dashboard")
+	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/users/sign_in" {
+		t.Fatalf("the disabled account's session: %d %q", r.status, r.header.Get("Location"))
+	}
+	again := c.callback(h.providerLogin(c, ssoAlice))
+	again.expect(t, http.StatusForbidden)
+	again.has(t, "This account is disabled")
+}
+
+// TestSSOSkipsHushSecondFactor: an account that has Hush's second factor
+// signs in through the provider without Hush's code, and an instance that
+// requires a second factor does not make an SSO session enrol (D51).
+func TestSSOSkipsHushSecondFactor(t *testing.T) {
+	h := startSSO(t, service.SSORules{})
+	signedUp := h.signUp("alice@corp.example", "alice-password")
+	h.enrol(signedUp, "alice-password")
+	c := h.client()
+	h.signedInAs(c, c.callback(h.providerLogin(c, ssoAlice)), "alice@corp.example")
+	// The password still asks for the code.
+	pw := h.client()
+	pr := pw.post("/users/sign_in", url.Values{"email": {"alice@corp.example"}, "password": {"alice-password"}})
+	if pr.header.Get("Location") != "/users/sign_in/two_factor" {
+		t.Fatalf("the password sign-in skipped the code: %d %q", pr.status, pr.header.Get("Location"))
+	}
+}
