@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"crypto/subtle"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"time"
@@ -29,6 +31,39 @@ type RetrieveRequest struct {
 	// its error ends the retrieval with no view used (a page that cannot
 	// show the payload must not spend the view).
 	Check func(kind push.Kind, payload string) error
+	// Stamp, when set, is the ViewStamp of the page the request comes
+	// from: the view is spent only while the push is as that page saw it,
+	// and otherwise the retrieval fails with ErrStale and no view used
+	// (docs/decisions.md, D47).
+	Stamp *string
+}
+
+// ErrStale refuses a retrieval whose page is out of date: the push has
+// been viewed since that page was made, so the request is a reload or a
+// resubmission rather than a fresh wish to spend a view.
+var ErrStale = &push.Error{Code: push.CodeConflict, Message: "This secret was opened from this page already; reloading does not open it again."}
+
+// viewStampPurpose derives the key of view stamps.
+const viewStampPurpose = "view-stamp"
+
+// ViewStamp is a value for a recipient's form, bound to the push and its
+// view count when the form is made: a digest under the master key, so it
+// reveals neither the count nor anything else.
+func (s *Service) ViewStamp(p *push.Push) string {
+	m, err := s.keys.MAC(viewStampPurpose, fmt.Appendf(nil, "%s|%d", p.TokenKey, p.ViewCount))
+	if err != nil {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString(m)
+}
+
+// stampFits reports whether the request carries no stamp or the push's own.
+func (s *Service) stampFits(p *push.Push, req RetrieveRequest) bool {
+	if req.Stamp == nil {
+		return true
+	}
+	want := s.ViewStamp(p)
+	return want != "" && subtle.ConstantTimeCompare([]byte(*req.Stamp), []byte(want)) == 1
 }
 
 // Retrieve is RetrieveWith for a request without a check.
@@ -43,7 +78,7 @@ func (s *Service) Retrieve(ctx context.Context, token, passphrase string, u *pus
 // served more often than allowed. The owner's own retrievals do not count.
 func (s *Service) RetrieveWith(ctx context.Context, req RetrieveRequest) (*Retrieval, error) {
 	now := s.Now()
-	if req.User == nil && req.Check == nil && ValidToken(req.Token) {
+	if req.User == nil && req.Check == nil && req.Stamp == nil && ValidToken(req.Token) {
 		if r, err := s.claimFirst(ctx, req, now); r != nil || err != nil {
 			return r, err
 		}
@@ -58,6 +93,9 @@ func (s *Service) RetrieveWith(ctx context.Context, req RetrieveRequest) (*Retri
 	o, err := s.gate(ctx, p, req, now)
 	if err != nil {
 		return nil, err
+	}
+	if !s.stampFits(p, req) {
+		return nil, ErrStale
 	}
 	return s.claimAndServe(ctx, p, req, o, now)
 }
@@ -133,6 +171,17 @@ func (s *Service) claimAndServe(ctx context.Context, p *push.Push, req RetrieveR
 		return nil, err
 	}
 	if !ok {
+		if req.Stamp != nil {
+			// The count moved between the check and the claim: stale, unless
+			// the push was used up or ran out of time meanwhile.
+			q, err := s.reload(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			if !q.Expired && !q.LimitsReached(now) {
+				return nil, ErrStale
+			}
+		}
 		if p, err = s.expireDue(ctx, p, now); err != nil {
 			return nil, err
 		}
@@ -205,7 +254,11 @@ func (s *Service) claim(ctx context.Context, p *push.Push, req RetrieveRequest, 
 	if p.OwnedBy(UserID(req.User)) {
 		return true, s.store.LogEvent(ctx, p.ID, s.event(push.EventOwnerView, req.User, req.Meta, now))
 	}
-	c, err := s.store.ClaimView(ctx, p.ID, s.event(push.EventView, req.User, req.Meta, now))
+	seen := -1
+	if req.Stamp != nil {
+		seen = p.ViewCount
+	}
+	c, err := s.store.ClaimViewAt(ctx, p.ID, seen, s.event(push.EventView, req.User, req.Meta, now))
 	if err != nil || !c.Claimed {
 		return false, err
 	}

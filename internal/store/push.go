@@ -266,6 +266,13 @@ type Claim struct {
 // updated_at alone, as Password Pusher does; the last one, which expires
 // the push, sets it.
 func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (Claim, error) {
+	return s.ClaimViewAt(ctx, id, -1, ev)
+}
+
+// ClaimViewAt is ClaimView that takes the view only while the push's view
+// count is still seen (-1: any count), so that a page rendered at one count
+// never spends a view once the count has moved (docs/decisions.md, D47).
+func (s *Store) ClaimViewAt(ctx context.Context, id int64, seen int, ev push.Event) (Claim, error) {
 	now := ms(ev.CreatedAt)
 	return write(ctx, s, func(tx *Tx) (Claim, error) {
 		var views, maxViews, files int
@@ -279,7 +286,8 @@ func (s *Store) ClaimView(ctx context.Context, id int64, ev push.Event) (Claim, 
 				payload = CASE WHEN view_count + 1 >= expire_after_views THEN NULL ELSE payload END,
 				passphrase_salt = CASE WHEN view_count + 1 >= expire_after_views THEN NULL ELSE passphrase_salt END
 			WHERE id = $1 AND expired = 0 AND view_count < expire_after_views AND expires_at > $2
-			RETURNING view_count, expire_after_views, file_count, receipts`, id, now).Scan(&views, &maxViews, &files, &receipts)
+				AND ($3 < 0 OR view_count = $3)
+			RETURNING view_count, expire_after_views, file_count, receipts`, id, now, seen).Scan(&views, &maxViews, &files, &receipts)
 		if errors.Is(err, sql.ErrNoRows) {
 			return Claim{}, nil
 		}

@@ -44,9 +44,12 @@ type browser struct {
 	errs  []string
 }
 
-func newBrowser(t *testing.T) *browser {
+func newBrowser(t *testing.T) *browser { return newBrowserFor(t, 90*time.Second) }
+
+// newBrowserFor is newBrowser for a test that may take up to d.
+func newBrowserFor(t *testing.T, d time.Duration) *browser {
 	path := chromiumPath(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
 		chromedp.ExecPath(path),

@@ -159,7 +159,7 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 		}
 		v.Errors = e.Fields
 		s.render(w, r, "create.html", page{Title: "Share a secret", User: u, Status: http.StatusUnprocessableEntity,
-			Error: "Please correct the marked fields.", Data: v})
+			Error: "Please correct the marked fields.", Field: firstInvalid(e.Fields, formOrder), Data: v})
 		return nil
 	}
 	if err != nil {

@@ -169,7 +169,7 @@ func TestDashboardPagingAndExpire(t *testing.T) {
 	r.get("/p/"+once).has(t, "This secret link has expired")
 	h.clock.Advance(1000)
 	e = c.get("/dashboard?tab=expired")
-	e.has(t, "push-once", "<td>1 / 1</td>")
+	e.has(t, "push-once", `<td data-label="Views">1 / 1</td>`)
 	e.lacks(t, "2 / 1", `/p/`+once+`/preview`)
 }
 

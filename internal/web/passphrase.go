@@ -9,6 +9,14 @@ import (
 	"hush/internal/service"
 )
 
+// passphraseView is what passphrase.html shows: the form carries the
+// push's view stamp, so that a reload of the secret it opens spends no
+// view (docs/decisions.md, D47).
+type passphraseView struct {
+	Token string
+	Stamp string
+}
+
 // passphraseForm serves GET /p/{token}/passphrase.
 func (s *Server) passphraseForm(w http.ResponseWriter, r *http.Request) error {
 	p := s.activePush(w, r)
@@ -17,7 +25,8 @@ func (s *Server) passphraseForm(w http.ResponseWriter, r *http.Request) error {
 	case !p.HasPassphrase:
 		redirect(w, r, "/p/"+p.URLToken)
 	default:
-		s.render(w, r, "passphrase.html", page{Title: "Passphrase required", Data: p.URLToken})
+		s.render(w, r, "passphrase.html", page{Title: "Passphrase required",
+			Data: passphraseView{Token: p.URLToken, Stamp: s.svc.ViewStamp(p)}})
 	}
 	return nil
 }
@@ -25,14 +34,21 @@ func (s *Server) passphraseForm(w http.ResponseWriter, r *http.Request) error {
 // passphraseSubmit serves POST /p/{token}/passphrase: a correct passphrase
 // shows the secret in this very response (it is never put in a cookie or a
 // URL); a wrong one shows the form again. Guessing limits are the service's,
-// shared with the API (docs/decisions.md, D8).
+// shared with the API (docs/decisions.md, D8). A form sent again after it
+// opened the secret — a reload — opens nothing (D47): the stale page says
+// so and offers to open it again.
 func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) error {
 	token := r.PathValue("token")
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
+	var stamp *string
+	if r.PostForm.Has("stamp") {
+		v := r.PostForm.Get("stamp")
+		stamp = &v
+	}
 	again := func(status int, msg string, e *push.Error) {
-		p := page{Title: "Passphrase required", Data: token, Error: msg, Status: status}
+		p := page{Title: "Passphrase required", Data: passphraseView{Token: token, Stamp: r.PostForm.Get("stamp")}, Error: msg, Status: status}
 		if e != nil {
 			p.RetryAfter = e.RetryAfter
 		}
@@ -44,11 +60,15 @@ func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) error 
 		return nil
 	}
 	var qr template.HTML
-	res, err := s.svc.RetrieveWith(r.Context(), s.retrieveRequest(r, token, pass, &qr))
+	req := s.retrieveRequest(r, token, pass, &qr)
+	req.Stamp = stamp
+	res, err := s.svc.RetrieveWith(r.Context(), req)
 	var e *push.Error
 	switch {
 	case errors.Is(err, service.ErrPassphrase):
 		again(http.StatusUnauthorized, "That passphrase is incorrect. Please try again.", nil)
+	case errors.Is(err, service.ErrStale):
+		s.stalePage(w, r, "/p/"+token+"/passphrase", true)
 	case errors.As(err, &e) && e.Code == push.CodeTooMany:
 		again(http.StatusTooManyRequests, e.Message, e)
 	case err != nil:
@@ -57,4 +77,26 @@ func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) error 
 		s.showRetrieval(w, r, res, qr)
 	}
 	return nil
+}
+
+// staleView is what stale.html shows: why nothing was opened, and a form
+// that opens the secret again, deliberately, with a fresh stamp.
+type staleView struct {
+	Action     string
+	Stamp      string
+	Passphrase bool
+	ViewsLeft  int
+}
+
+// stalePage answers a recipient's form sent again after it had opened the
+// secret (docs/decisions.md, D47): nothing is opened and no view is used;
+// the page explains and offers to open the secret again, which spends a
+// view. When the push is gone meanwhile, it is the expired page.
+func (s *Server) stalePage(w http.ResponseWriter, r *http.Request, action string, passphrase bool) {
+	p := s.activePush(w, r)
+	if p == nil {
+		return
+	}
+	s.render(w, r, "stale.html", page{Title: "This secret was already opened here", Status: http.StatusConflict,
+		Data: staleView{Action: action, Stamp: s.svc.ViewStamp(p), Passphrase: passphrase, ViewsLeft: p.ViewsRemaining()}})
 }

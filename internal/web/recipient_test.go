@@ -16,10 +16,10 @@ func TestRetrievalStepUsesNoView(t *testing.T) {
 	for range 3 {
 		r := c.get("/p/" + tok + "/r")
 		r.expect(t, http.StatusOK)
-		r.has(t, "<title>You have been sent a secret · Hush</title>", `href="/p/`+tok+`"`, "Reveal the secret")
+		r.has(t, "<title>You have been sent a secret · Hush</title>", `action="/p/`+tok+`/r"`, "Reveal the secret")
 		r.lacks(t, "s3cret-value")
 	}
-	r := c.get("/p/" + tok)
+	r := c.post("/p/"+tok+"/r", url.Values{"stamp": {formStamp(t, c.get("/p/"+tok+"/r"))}})
 	r.expect(t, http.StatusOK)
 	r.has(t, "s3cret-value", `class="secret blurred"`, "Copy to clipboard",
 		"This was the last view: the secret has now been deleted. Copy what you need now")

@@ -43,6 +43,8 @@ var funcs = template.FuncMap{
 	"question":      questionFor,
 	"adminQuestion": adminQuestion,
 	"bytes":         humanSize,
+	"invalid":       invalidAttrs,
+	"fieldError":    fieldError,
 	"short": func(token string) string {
 		if len(token) > 6 {
 			return token[:6] + "…"
@@ -78,6 +80,7 @@ type page struct {
 	Mail       bool   // the server sends email: password resets, receipts
 	Confirm    bool   // new accounts confirm their address
 	Error      string
+	Field      string // the form field Error is about: it has the focus and is marked invalid
 	Data       any
 	Status     int
 	RetryAfter time.Duration
@@ -183,4 +186,48 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {
 // redirect answers 303 See Other, the right answer to a form POST.
 func redirect(w http.ResponseWriter, r *http.Request, to string) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// invalidAttrs marks the form field name when it is field, the one an
+// error is about: invalid, described by the error's message (describedBy,
+// with any hint of its own), and focused when the page loads, so that a
+// keyboard or screen reader user lands on what to fix.
+func invalidAttrs(field, name, describedBy string) template.HTMLAttr {
+	if field == "" || field != name {
+		return ""
+	}
+	return template.HTMLAttr(`aria-invalid="true" aria-describedby="` + template.HTMLEscapeString(describedBy) + `" autofocus`)
+}
+
+// fieldError is the message of a field's errors, with the id
+// (name+"-error") its field's aria-describedby names.
+func fieldError(errs map[string][]string, name string) template.HTML {
+	msgs := errs[name]
+	if len(msgs) == 0 {
+		return ""
+	}
+	return template.HTML(`<p class="field-error" id="` + template.HTMLEscapeString(name) + `-error">` +
+		template.HTMLEscapeString(strings.Join(msgs, " ")) + `</p>`)
+}
+
+// formOrder is the order of the create form's fields: the first with an
+// error gets the focus.
+var formOrder = []string{"files", "payload", "expire_after_days", "expire_after_views", "expire_after_duration",
+	"passphrase", "name", "note", "notify_emails_to"}
+
+// firstInvalid is the field of errs that comes first in order, else the
+// first by name ("" without errors).
+func firstInvalid(errs map[string][]string, order []string) string {
+	for _, f := range order {
+		if len(errs[f]) > 0 {
+			return f
+		}
+	}
+	first := ""
+	for f, msgs := range errs {
+		if len(msgs) > 0 && (first == "" || f < first) {
+			first = f
+		}
+	}
+	return first
 }

@@ -103,6 +103,7 @@ func (s *Server) Handler() http.Handler {
 
 	// Recipient side.
 	mux.Handle("GET /p/{token}/r", s.handle(s.retrievalStep))
+	mux.Handle("POST /p/{token}/r", s.handle(s.revealSubmit))
 	mux.Handle("GET /p/{token}", s.handle(s.show))
 	mux.Handle("GET /p/{token}/passphrase", s.handle(s.passphraseForm))
 	mux.Handle("POST /p/{token}/passphrase", s.handle(s.passphraseSubmit))

@@ -103,7 +103,11 @@ func (s *Server) formAgain(w http.ResponseWriter, r *http.Request, err error, tm
 	if msg == "" {
 		msg = e.Message
 	}
-	s.render(w, r, tmpl, page{Title: title, Error: msg, Status: status, RetryAfter: e.RetryAfter, Data: data})
+	field := firstInvalid(e.Fields, nil)
+	if field == "" && e.Code == push.CodeUnauthenticated && tmpl == "sign_in.html" {
+		field = "password" // a wrong email or password: the password is typed again
+	}
+	s.render(w, r, tmpl, page{Title: title, Error: msg, Field: field, Status: status, RetryAfter: e.RetryAfter, Data: data})
 	return true
 }
 
