@@ -41,6 +41,9 @@ var Rules = []Rule{
 	// Email's messages are the service's; their delivery (mail/smtp) is
 	// wired in by app, so the service needs no SMTP client.
 	{Package: "hush/internal/mail", Internal: []string{}},
+	// Webhook requests are the service's; their delivery over HTTP
+	// (webhook) is wired in by app.
+	{Package: "hush/internal/webhook", Internal: []string{"hush/internal/push"}},
 }
 
 // Package is what the build says of one package: its direct imports and
