@@ -63,6 +63,10 @@ type Config struct {
 	Mail              *Mail          // the SMTP server, or nil: no email (mail.go)
 	ConfirmAccounts   bool           // PWP__ENABLE_USER_ACCOUNT_EMAILS: new accounts confirm their address
 	SignupEmailRegexp *regexp.Regexp // PWP__SIGNUP_EMAIL_REGEXP: what a new account's address must match; nil: any
+	// WebhookAllowPrivate (HUSH_WEBHOOK_ALLOW_PRIVATE) lets webhook
+	// endpoints be http URLs and reach private, loopback and link-local
+	// addresses (docs/decisions.md, D49).
+	WebhookAllowPrivate bool
 }
 
 // serveFlag ties a command-line flag of `hush serve` to its environment variable.
@@ -135,6 +139,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		loadServer,
 		loadMasterKeys,
 		loadSQLite,
+		loadWebhooks,
 		loadTimings,
 		loadWeb,
 		loadS3,
@@ -229,6 +234,18 @@ func loadSQLite(s *source, c *Config) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// loadWebhooks reads the settings of webhooks.
+func loadWebhooks(s *source, c *Config) error {
+	if v, name, ok := s.env("HUSH_WEBHOOK_ALLOW_PRIVATE"); ok {
+		b, err := parseBool(name, v)
+		if err != nil {
+			return err
+		}
+		c.WebhookAllowPrivate = b
+	}
+	return nil
 }
 
 // loadTimings reads the body limit and the duration settings.

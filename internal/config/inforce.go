@@ -42,6 +42,7 @@ func (c *Config) InForce() []Setting {
 		Setting{"HUSH_LOG_FORMAT", c.LogFormat}, Setting{"HUSH_LOG_LEVEL", strings.ToLower(c.LogLevel.String())})
 	out = append(out, c.s3Shown()...)
 	out = append(out, c.mailShown()...)
+	out = append(out, Setting{"HUSH_WEBHOOK_ALLOW_PRIVATE", fmt.Sprint(c.WebhookAllowPrivate)})
 	out = append(out,
 		Setting{"HUSH_MAX_JSON_BODY", fmt.Sprint(c.MaxJSONBody)},
 		Setting{"HUSH_MAX_FILE_SIZE", fmt.Sprint(c.MaxFileSize)},
