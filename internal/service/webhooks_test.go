@@ -2,17 +2,10 @@ package service
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,154 +17,30 @@ import (
 	"hush/internal/testclock"
 	"hush/internal/testdb"
 	"hush/internal/webhook"
+	"hush/internal/webhook/webhooktest"
 )
 
-// hookReceiver is a webhook endpoint in the test process. It checks every
-// request's signature as the Standard Webhooks specification tells a
-// receiver to, written apart from the signer: the key is the base64 after
-// "whsec_", the signed content is id "." timestamp "." body, the
-// signature header holds space-separated "v1,<base64>" entries, and the
-// timestamp must be within five minutes of the receiver's clock.
-type hookReceiver struct {
-	t     *testing.T
-	clock func() time.Time
-	srv   *httptest.Server
-
-	mu       sync.Mutex
-	secret   string
-	got      []hookDelivery // verified requests, in order
-	forged   int            // requests whose signature did not verify
-	statuses []int          // answers to give, in order, before 204s
-	delay    time.Duration  // wait before answering
-}
-
-type hookDelivery struct {
-	id, ts string
-	body   []byte
-	event  map[string]any
-}
+type hookReceiver = webhooktest.Receiver
 
 func newHookReceiver(t *testing.T, clock func() time.Time) *hookReceiver {
-	r := &hookReceiver{t: t, clock: clock}
-	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
-	t.Cleanup(r.srv.Close)
-	return r
-}
-
-func (r *hookReceiver) setSecret(s string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.secret = s
-}
-
-func (r *hookReceiver) answer(delay time.Duration, statuses ...int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.delay, r.statuses = delay, statuses
-}
-
-// verify is the receiver's check of a request, from the specification.
-func verifyStandardWebhook(secret string, h http.Header, body []byte, now time.Time) error {
-	id, ts, sigs := h.Get("webhook-id"), h.Get("webhook-timestamp"), h.Get("webhook-signature")
-	if id == "" || ts == "" || sigs == "" {
-		return errors.New("missing webhook headers")
-	}
-	sec, err := strconv.ParseInt(ts, 10, 64)
-	if err != nil {
-		return errors.New("timestamp is not unix seconds")
-	}
-	if d := now.Sub(time.Unix(sec, 0)); d > 5*time.Minute || d < -5*time.Minute {
-		return errors.New("timestamp outside the tolerance")
-	}
-	b64, ok := strings.CutPrefix(secret, "whsec_")
-	if !ok {
-		return errors.New("secret lacks whsec_")
-	}
-	key, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil {
-		return err
-	}
-	mac := hmac.New(sha256.New, key)
-	io.WriteString(mac, id+"."+ts+".")
-	mac.Write(body)
-	want := mac.Sum(nil)
-	for _, s := range strings.Fields(sigs) {
-		version, sig, ok := strings.Cut(s, ",")
-		if !ok || version != "v1" {
-			continue
-		}
-		got, err := base64.StdEncoding.DecodeString(sig)
-		if err == nil && hmac.Equal(got, want) {
-			return nil
-		}
-	}
-	return errors.New("no signature matches")
-}
-
-func (r *hookReceiver) serve(w http.ResponseWriter, req *http.Request) {
-	body, _ := io.ReadAll(req.Body)
-	r.mu.Lock()
-	secret, delay := r.secret, r.delay
-	status := http.StatusNoContent
-	if len(r.statuses) > 0 {
-		status, r.statuses = r.statuses[0], r.statuses[1:]
-	}
-	r.mu.Unlock()
-	if delay > 0 {
-		select {
-		case <-time.After(delay):
-		case <-req.Context().Done():
-			return
-		}
-	}
-	if err := verifyStandardWebhook(secret, req.Header, body, r.clock()); err != nil {
-		r.mu.Lock()
-		r.forged++
-		r.mu.Unlock()
-		w.WriteHeader(http.StatusUnauthorized)
-		return
-	}
-	var ev map[string]any
-	if err := json.Unmarshal(body, &ev); err != nil {
-		r.t.Errorf("body is not JSON: %s", body)
-	}
-	r.mu.Lock()
-	if status >= 200 && status < 300 {
-		r.got = append(r.got, hookDelivery{id: req.Header.Get("webhook-id"), ts: req.Header.Get("webhook-timestamp"), body: body, event: ev})
-	}
-	r.mu.Unlock()
-	w.WriteHeader(status)
-}
-
-func (r *hookReceiver) deliveries() []hookDelivery {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]hookDelivery(nil), r.got...)
+	return webhooktest.Start(t, clock)
 }
 
 // find returns the delivery of event typ about the push named name.
-func (r *hookReceiver) find(t *testing.T, typ, name string) hookDelivery {
+func find(t *testing.T, r *hookReceiver, typ, name string) webhooktest.Delivery {
 	t.Helper()
-	for _, d := range r.deliveries() {
-		if d.event["type"] == typ && d.event["data"].(map[string]any)["push"].(map[string]any)["name"] == name {
+	for _, d := range r.Deliveries() {
+		if d.Type() == typ && d.Push()["name"] == name {
 			return d
 		}
 	}
 	t.Fatalf("no %s of %q", typ, name)
-	return hookDelivery{}
+	return webhooktest.Delivery{}
 }
 
 func sorted(s []string) []string {
 	slices.Sort(s)
 	return s
-}
-
-func (r *hookReceiver) types() []string {
-	var out []string
-	for _, d := range r.deliveries() {
-		out = append(out, d.event["type"].(string))
-	}
-	return out
 }
 
 // newHookService is a service on st that delivers webhooks to loopback
@@ -200,7 +69,7 @@ func hookUser(t *testing.T, st *store.Store, email string) *push.User {
 // secret.
 func addHook(t *testing.T, s *Service, u *push.User, r *hookReceiver, instance bool, events ...string) *push.Webhook {
 	t.Helper()
-	w, secret, err := s.CreateWebhook(context.Background(), u, WebhookInput{URL: r.srv.URL + "/hook", Events: events, Instance: instance})
+	w, secret, err := s.CreateWebhook(context.Background(), u, WebhookInput{URL: r.URL() + "/hook", Events: events, Instance: instance})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +79,7 @@ func addHook(t *testing.T, s *Service, u *push.User, r *hookReceiver, instance b
 	if raw, err := base64.StdEncoding.DecodeString(secret[6:]); err != nil || len(raw) < 24 {
 		t.Fatalf("secret %q: %d bytes, %v", secret, len(raw), err)
 	}
-	r.setSecret(secret)
+	r.SetSecret(secret)
 	return w
 }
 
@@ -261,37 +130,37 @@ func TestWebhookEventsSignedAndClean(t *testing.T) {
 	// The outbox delivers oldest first, but no order is promised: compare
 	// the events as sets.
 	want := "push.created push.created push.deleted push.expired push.passphrase_failed push.viewed push.viewed"
-	if got := strings.Join(sorted(mine.types()), " "); got != want {
+	if got := strings.Join(sorted(mine.Types()), " "); got != want {
 		t.Errorf("owner's endpoint got %s, want %s", got, want)
 	}
-	if got := strings.Join(sorted(all.types()), " "); got != "push.created push.created push.created push.deleted" {
+	if got := strings.Join(sorted(all.Types()), " "); got != "push.created push.created push.created push.deleted" {
 		t.Errorf("instance endpoint got %s", got)
 	}
 	for _, r := range []*hookReceiver{mine, all} {
-		if r.forged != 0 {
-			t.Errorf("%d requests failed verification", r.forged)
+		if r.Forged() != 0 {
+			t.Errorf("%d requests failed verification", r.Forged())
 		}
-		for _, d := range r.deliveries() {
+		for _, d := range r.Deliveries() {
 			for _, secret := range []string{payload, note, pass, tok, last} {
-				if strings.Contains(string(d.body), secret) {
-					t.Errorf("body %s holds %q", d.body, secret)
+				if strings.Contains(string(d.Body), secret) {
+					t.Errorf("body %s holds %q", d.Body, secret)
 				}
 			}
 		}
 	}
-	first := mine.find(t, "push.created", "db password")
-	data := first.event["data"].(map[string]any)
+	first := find(t, mine, "push.created", "db password")
+	data := first.Event["data"].(map[string]any)
 	p := data["push"].(map[string]any)
 	if p["name"] != name || p["kind"] != "text" || p["views_left"] != 3.0 || p["days_left"] != 2.0 || p["digest"] == "" {
-		t.Errorf("created body: %s", first.body)
+		t.Errorf("created body: %s", first.Body)
 	}
-	viewed := mine.find(t, "push.viewed", "db password")
-	if d := viewed.event["data"].(map[string]any); d["ip"] != "198.51.100.7" || d["user_agent"] != "curl/8.0" ||
+	viewed := find(t, mine, "push.viewed", "db password")
+	if d := viewed.Event["data"].(map[string]any); d["ip"] != "198.51.100.7" || d["user_agent"] != "curl/8.0" ||
 		d["push"].(map[string]any)["views_left"] != 2.0 {
-		t.Errorf("viewed body: %s", viewed.body)
+		t.Errorf("viewed body: %s", viewed.Body)
 	}
-	if !strings.HasPrefix(first.id, "msg_") || first.event["id"] == "" {
-		t.Errorf("ids: %q %v", first.id, first.event["id"])
+	if !strings.HasPrefix(first.ID, "msg_") || first.Event["id"] == "" {
+		t.Errorf("ids: %q %v", first.ID, first.Event["id"])
 	}
 }
 
@@ -306,7 +175,7 @@ func TestWebhookRetriesUntilDelivered(t *testing.T) {
 	owner := hookUser(t, st, "owner@example.com")
 	r := newHookReceiver(t, clock.Now)
 	w := addHook(t, s, owner, r, false, "push.created")
-	r.answer(0, 500, 503)
+	r.Answer(0, 500, 503)
 	create(t, s, owner, push.CreateRequest{Payload: "x"})
 
 	deliverAll(t, s) // 500
@@ -315,22 +184,16 @@ func TestWebhookRetriesUntilDelivered(t *testing.T) {
 	clock.Advance(time.Second)
 	deliverAll(t, s) // 503
 	// Down: the receiver's address refuses connections.
-	addr := r.srv.Listener.Addr().String()
-	r.srv.Close() // and its kept-alive connections
+	r.Down()
 	clock.Advance(time.Minute)
 	deliverAll(t, s) // connection refused
-	// Up again on the same address.
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Skipf("cannot listen again on %s: %v", addr, err)
+	if !r.Up() {     // on the same address
+		t.Skip("cannot listen again on the receiver's address")
 	}
-	up := &http.Server{Handler: http.HandlerFunc(r.serve)}
-	go up.Serve(ln)
-	t.Cleanup(func() { up.Close() })
 	clock.Advance(2 * time.Minute)
 	deliverAll(t, s)
 
-	if got := len(r.deliveries()); got != 1 {
+	if got := len(r.Deliveries()); got != 1 {
 		t.Fatalf("%d deliveries, want 1", got)
 	}
 	d, err := s.WebhookDeliveries(ctx, owner, w.ID, 1)
@@ -354,7 +217,7 @@ func TestWebhookRetriesUntilDelivered(t *testing.T) {
 	if a[3].StatusCode != 500 || !a[3].NextRetry.Equal(t0.Add(30*time.Second)) || a[3].Latency < 0 {
 		t.Errorf("500 attempt: %+v", a[3])
 	}
-	if d.Messages[0].State != push.HookDelivered || d.Messages[0].MsgID != r.deliveries()[0].id {
+	if d.Messages[0].State != push.HookDelivered || d.Messages[0].MsgID != r.Deliveries()[0].ID {
 		t.Errorf("message: %+v", d.Messages[0])
 	}
 	ep, _ := s.Webhook(ctx, owner, w.ID)
@@ -371,7 +234,7 @@ func TestWebhookSlowReceiverTimesOut(t *testing.T) {
 	owner := hookUser(t, st, "owner@example.com")
 	r := newHookReceiver(t, clock.Now)
 	w := addHook(t, s, owner, r, false, "push.created")
-	r.answer(2 * time.Second)
+	r.Answer(2 * time.Second)
 	create(t, s, owner, push.CreateRequest{Payload: "x"})
 	start := time.Now()
 	deliverAll(t, s)
@@ -382,10 +245,10 @@ func TestWebhookSlowReceiverTimesOut(t *testing.T) {
 	if len(d.Attempts) != 1 || !strings.Contains(d.Attempts[0].Error, "time limit") || d.Attempts[0].NextRetry.IsZero() {
 		t.Fatalf("attempts: %+v", d.Attempts)
 	}
-	r.answer(0)
+	r.Answer(0)
 	clock.Advance(30 * time.Second)
 	deliverAll(t, s)
-	if len(r.deliveries()) != 1 {
+	if len(r.Deliveries()) != 1 {
 		t.Errorf("not delivered after the receiver sped up")
 	}
 }
@@ -406,7 +269,7 @@ func TestWebhookSurvivesRestart(t *testing.T) {
 	owner := hookUser(t, st, "owner@example.com")
 	r := newHookReceiver(t, clock.Now)
 	addHook(t, s, owner, r, false, "push.created")
-	r.answer(0, 500)
+	r.Answer(0, 500)
 	create(t, s, owner, push.CreateRequest{Payload: "one"})
 	deliverAll(t, s) // fails, waits to be tried again
 	create(t, s, owner, push.CreateRequest{Payload: "two"})
@@ -419,12 +282,12 @@ func TestWebhookSurvivesRestart(t *testing.T) {
 	st2 := openTestStore(t, url)
 	s2 := newHookService(t, st2, clock, 5*time.Second)
 	deliverAll(t, s2)
-	if n := len(r.deliveries()); n != 0 {
+	if n := len(r.Deliveries()); n != 0 {
 		t.Fatalf("%d delivered before the retry and the lease were due", n)
 	}
 	clock.Advance(outboxLease)
 	deliverAll(t, s2)
-	if n := len(r.deliveries()); n != 2 {
+	if n := len(r.Deliveries()); n != 2 {
 		t.Fatalf("%d delivered after the restart, want 2", n)
 	}
 }
@@ -456,8 +319,8 @@ func TestWebhookTwoInstancesDeliverOnce(t *testing.T) {
 	}
 	wg.Wait()
 	seen := map[string]int{}
-	for _, d := range r.deliveries() {
-		seen[d.id]++
+	for _, d := range r.Deliveries() {
+		seen[d.ID]++
 	}
 	if len(seen) != n {
 		t.Errorf("%d messages delivered, want %d", len(seen), n)
@@ -484,7 +347,7 @@ func TestWebhookTurnedOffAfterADay(t *testing.T) {
 	for i := range fails {
 		fails[i] = 500
 	}
-	r.answer(0, fails...)
+	r.Answer(0, fails...)
 	create(t, s, owner, push.CreateRequest{Payload: "x"})
 	for range 200 {
 		deliverAll(t, s)
@@ -509,7 +372,7 @@ func TestWebhookTurnedOffAfterADay(t *testing.T) {
 	}
 	clock.Advance(5 * time.Hour)
 	deliverAll(t, s) // what it was still owed fails without a request
-	if n := len(r.deliveries()) + r.forged; n != 0 {
+	if n := len(r.Deliveries()) + r.Forged(); n != 0 {
 		t.Errorf("%d requests reached the receiver", n)
 	}
 	d, _ := s.WebhookDeliveries(ctx, owner, w.ID, 1)
@@ -525,7 +388,7 @@ func TestWebhookTurnedOffAfterADay(t *testing.T) {
 	if _, err := s.UpdateWebhook(ctx, owner, w.ID, WebhookInput{Enabled: &on}); err != nil {
 		t.Fatal(err)
 	}
-	r.answer(0)
+	r.Answer(0)
 	if err := s.Redeliver(ctx, owner, w.ID, d.Messages[0].ID); err != nil {
 		t.Fatal(err)
 	}
@@ -533,7 +396,7 @@ func TestWebhookTurnedOffAfterADay(t *testing.T) {
 		t.Errorf("second redeliver while one waits: %v", err)
 	}
 	deliverAll(t, s)
-	if got := r.deliveries(); len(got) != 1 || got[0].id != d.Messages[0].MsgID {
+	if got := r.Deliveries(); len(got) != 1 || got[0].ID != d.Messages[0].MsgID {
 		t.Errorf("redelivered: %+v", got)
 	}
 }
@@ -600,7 +463,7 @@ func TestWebhookPrivateAddressesRefused(t *testing.T) {
 		}
 	}
 	r := newHookReceiver(t, clock.Now)
-	_, port, _ := net.SplitHostPort(r.srv.Listener.Addr().String())
+	_, port, _ := net.SplitHostPort(r.Addr())
 	w, _, err := s.CreateWebhook(ctx, owner, WebhookInput{URL: "https://localhost:" + port + "/hook", Events: []string{"*"}})
 	if err != nil {
 		t.Fatal(err)
@@ -611,7 +474,7 @@ func TestWebhookPrivateAddressesRefused(t *testing.T) {
 	if len(d.Attempts) != 1 || !strings.Contains(d.Attempts[0].Error, "private, loopback") {
 		t.Fatalf("attempts: %+v", d.Attempts)
 	}
-	if len(r.deliveries())+r.forged != 0 {
+	if len(r.Deliveries())+r.Forged() != 0 {
 		t.Error("the loopback receiver was reached")
 	}
 }
