@@ -73,6 +73,13 @@ func hookWait(attempt int) time.Duration {
 // WebhooksEnabled reports whether this instance delivers webhooks.
 func (s *Service) WebhooksEnabled() bool { return s.hooks != nil }
 
+// WebhookAllowPrivate reports whether endpoints may be http URLs and name
+// private addresses (HUSH_WEBHOOK_ALLOW_PRIVATE).
+func (s *Service) WebhookAllowPrivate() bool { return s.hookAllowPrivate }
+
+// MaxWebhooks is the most endpoints an account, or the instance, has.
+const MaxWebhooks = store.MaxWebhooksPerOwner
+
 // WebhookInput is a new endpoint, or a change to one (nil fields stay).
 type WebhookInput struct {
 	URL    string
@@ -491,7 +498,7 @@ func (s *Service) hookTurnedOff(ctx context.Context, ep *push.Webhook, why strin
 	}
 	page := "your account's Webhooks page"
 	if s.origin != "" {
-		page = s.origin + "/account/webhooks"
+		page = s.origin + "/users/webhooks"
 	}
 	text := fmt.Sprintf("Hush turned off your webhook endpoint\n\n  %s\n\nbecause %s. Nothing more is sent to it. "+
 		"Turn it back on at %s once it answers again.\n", ep.URL, why, page)
