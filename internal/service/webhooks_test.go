@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -476,5 +477,65 @@ func TestWebhookPrivateAddressesRefused(t *testing.T) {
 	}
 	if len(r.Deliveries())+r.Forged() != 0 {
 		t.Error("the loopback receiver was reached")
+	}
+}
+
+// Deleting an account deletes its endpoints with their messages and log;
+// the instance's stay.
+func TestWebhooksGoWithTheAccount(t *testing.T) {
+	clock := testclock.New(t0)
+	st := openTestStore(t, testdb.URL(t))
+	s := newHookService(t, st, clock, time.Second)
+	ctx := context.Background()
+	owner, admin := hookUser(t, st, "owner@example.com"), hookUser(t, st, "admin@example.com")
+	admin.Admin = true
+	r := newHookReceiver(t, clock.Now)
+	w := addHook(t, s, owner, r, false, "*")
+	addHook(t, s, admin, r, true, "*")
+	create(t, s, owner, push.CreateRequest{Payload: "x"})
+	deliverAll(t, s)
+	if err := st.DeleteUser(ctx, owner.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Webhook(ctx, w.ID); push.ErrorCode(err) != push.CodeNotFound {
+		t.Errorf("the endpoint outlived its account: %v", err)
+	}
+	if msgs, _ := st.HookMessages(ctx, w.ID, 10, 0); len(msgs) != 0 {
+		t.Errorf("%d messages outlived the account", len(msgs))
+	}
+	if list, _ := s.Webhooks(ctx, admin, true); len(list) != 1 {
+		t.Errorf("instance endpoints: %d", len(list))
+	}
+}
+
+// Key rotation re-seals the signing secrets: after it, a service with the
+// new key alone still signs with the secret the receiver knows.
+func TestWebhookSecretSurvivesKeyRotation(t *testing.T) {
+	clock := testclock.New(t0)
+	st := openTestStore(t, testdb.URL(t))
+	s := newHookService(t, st, clock, time.Second)
+	ctx := context.Background()
+	owner := hookUser(t, st, "owner@example.com")
+	r := newHookReceiver(t, clock.Now)
+	addHook(t, s, owner, r, false, "*")
+	newKey := bytes.Repeat([]byte{9}, 32)
+	both, err := secure.NewKeyring(newKey, testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := st.Reseal(ctx, func(tokenKey string, f store.SealedField, sealed []byte) ([]byte, bool, error) {
+		return Reseal(both, tokenKey, string(f), sealed)
+	})
+	if err != nil || n != 1 {
+		t.Fatalf("reseal: %d changed, %v", n, err)
+	}
+	fresh := newHookService(t, st, clock, time.Second)
+	if fresh.keys, err = secure.NewKeyring(newKey); err != nil {
+		t.Fatal(err)
+	}
+	create(t, fresh, owner, push.CreateRequest{Payload: "x"})
+	deliverAll(t, fresh)
+	if len(r.Deliveries()) != 1 || r.Forged() != 0 {
+		t.Errorf("after rotation: %d delivered, %d forged", len(r.Deliveries()), r.Forged())
 	}
 }
