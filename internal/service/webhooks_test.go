@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"hush/internal/mail/smtp"
+	"hush/internal/mailtest"
 	"hush/internal/push"
 	"hush/internal/secure"
 	"hush/internal/store"
@@ -537,5 +539,46 @@ func TestWebhookSecretSurvivesKeyRotation(t *testing.T) {
 	deliverAll(t, fresh)
 	if len(r.Deliveries()) != 1 || r.Forged() != 0 {
 		t.Errorf("after rotation: %d delivered, %d forged", len(r.Deliveries()), r.Forged())
+	}
+}
+
+// The owner of an endpoint Hush turns off is emailed, once.
+func TestWebhookTurnedOffEmailsTheOwner(t *testing.T) {
+	mp := mailtest.Start(t, mailtest.Options{})
+	clock := testclock.New(t0)
+	st := openTestStore(t, testdb.URL(t))
+	keys, _ := secure.NewKeyring(testKey)
+	sender, err := smtp.NewSender(smtp.Config{Host: mp.Host, Port: mp.Port, From: "hush@example.com",
+		OpenTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Deps{Store: st, Keys: keys, Argon: secure.NewArgon(1, 64, 1, 0), Now: clock.Now, Mail: sender,
+		Origin: "https://hush.example", Webhooks: webhook.New(webhook.Options{AllowPrivate: true, Timeout: time.Second}),
+		WebhookAllowPrivate: true}, Limits{Settings: push.DefaultSettings()})
+	ctx := context.Background()
+	owner := hookUser(t, st, "owner@example.com")
+	r := newHookReceiver(t, clock.Now)
+	w := addHook(t, s, owner, r, false, "*")
+	r.Down()
+	create(t, s, owner, push.CreateRequest{Payload: "x"})
+	for range 200 {
+		deliverAll(t, s)
+		if ep, _ := s.Webhook(ctx, owner, w.ID); !ep.Enabled {
+			break
+		}
+		clock.Advance(10 * time.Minute)
+	}
+	deliverAll(t, s) // the email
+	msgs := mp.Wait(t, "owner@example.com", 1, 10*time.Second)
+	m := mp.Get(t, msgs[0].ID)
+	if m.Subject != "Your webhook endpoint was turned off" || !strings.Contains(m.Text, w.URL) ||
+		!strings.Contains(m.Text, "https://hush.example/users/webhooks") {
+		t.Errorf("message %q:\n%s", m.Subject, m.Text)
+	}
+	clock.Advance(time.Hour)
+	deliverAll(t, s)
+	if n := mp.Count(t); n != 1 {
+		t.Errorf("%d messages, want 1", n)
 	}
 }
