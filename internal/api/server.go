@@ -73,6 +73,14 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /api/v2/pushes/{token}/notify_emails", s.handle(s.notifyEmails))
 	mux.Handle("GET /api/v2/files/{token}/{name}", s.handle(s.download))
 	mux.Handle("GET /api/v2/files/{token}", s.handle(s.download))
+	mux.Handle("GET /api/v2/webhooks", s.handle(s.listWebhooks))
+	mux.Handle("POST /api/v2/webhooks", s.handle(s.createWebhook))
+	mux.Handle("GET /api/v2/webhooks/{id}", s.handle(s.showWebhook))
+	mux.Handle("PATCH /api/v2/webhooks/{id}", s.handle(s.updateWebhook))
+	mux.Handle("PUT /api/v2/webhooks/{id}", s.handle(s.updateWebhook))
+	mux.Handle("DELETE /api/v2/webhooks/{id}", s.handle(s.deleteWebhook))
+	mux.Handle("GET /api/v2/webhooks/{id}/deliveries", s.handle(s.webhookDeliveries))
+	mux.Handle("POST /api/v2/webhooks/{id}/deliveries/{message}/redeliver", s.handle(s.redeliver))
 	mux.Handle("/api/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return fallback(mux.ServeMux, w, r)
 	}))
@@ -118,7 +126,7 @@ func stripJSONSuffix(next http.Handler) http.Handler {
 // exists under another method, else 404.
 func fallback(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) error {
 	var allowed []string
-	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete} {
 		probe := r.Clone(r.Context())
 		probe.Method = m
 		if _, pattern := mux.Handler(probe); pattern != "" && pattern != "/api/" {

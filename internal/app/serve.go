@@ -21,6 +21,7 @@ import (
 	"hush/internal/service"
 	"hush/internal/store"
 	"hush/internal/web"
+	"hush/internal/webhook"
 )
 
 // serve runs the HTTP service until ctx is cancelled, then shuts down gracefully.
@@ -86,7 +87,8 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, clock 
 		return nil, err
 	}
 	s.svc = service.New(service.Deps{Store: st, Keys: keys, Argon: secure.DefaultArgon(), Files: files,
-		Now: clock, Observe: s.metrics.PushEvent, Log: log, Mail: mailer, Origin: cfg.BaseURL, Deliveries: s.metrics.Delivery},
+		Now: clock, Observe: s.metrics.PushEvent, Log: log, Mail: mailer, Origin: cfg.BaseURL, Deliveries: s.metrics.Delivery,
+		Webhooks: webhook.New(webhook.Options{AllowPrivate: cfg.WebhookAllowPrivate}), WebhookAllowPrivate: cfg.WebhookAllowPrivate},
 		service.Limits{Settings: cfg.Push, MaxFileSize: cfg.MaxFileSize, MaxPushSize: cfg.MaxPushSize,
 			Accounts: service.AccountRules{ConfirmEmail: cfg.ConfirmAccounts, SignUpEmail: cfg.SignupEmailRegexp}, RequireTwoFactor: cfg.RequireTwoFactor})
 	enableSSO(s.svc, cfg)

@@ -66,6 +66,10 @@ type Config struct {
 	Brand             Brand          // the pages' branding and blur (brand.go)
 	OIDC              *OIDC          // single sign-on, or nil (oidc.go)
 	PasswordSignIn    bool           // HUSH_PASSWORD_SIGN_IN: password sign-in, sign-up and reset; false only with OIDC
+	// WebhookAllowPrivate (HUSH_WEBHOOK_ALLOW_PRIVATE) lets webhook
+	// endpoints be http URLs and reach private, loopback and link-local
+	// addresses (docs/decisions.md, D49).
+	WebhookAllowPrivate bool
 }
 
 // serveFlag ties a command-line flag of `hush serve` to its environment variable.
@@ -138,6 +142,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		loadServer,
 		loadMasterKeys,
 		loadSQLite,
+		loadWebhooks,
 		loadTimings,
 		loadWeb,
 		loadBrand, // after loadServer: files are read from the data directory
@@ -235,6 +240,18 @@ func loadSQLite(s *source, c *Config) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// loadWebhooks reads the settings of webhooks.
+func loadWebhooks(s *source, c *Config) error {
+	if v, name, ok := s.env("HUSH_WEBHOOK_ALLOW_PRIVATE"); ok {
+		b, err := parseBool(name, v)
+		if err != nil {
+			return err
+		}
+		c.WebhookAllowPrivate = b
+	}
+	return nil
 }
 
 // loadTimings reads the body limit and the duration settings.

@@ -44,6 +44,7 @@ func (c *Config) InForce() []Setting {
 	out = append(out, c.mailShown()...)
 	out = append(out, c.brandShown()...)
 	out = append(out, c.oidcShown()...)
+	out = append(out, Setting{"HUSH_WEBHOOK_ALLOW_PRIVATE", fmt.Sprint(c.WebhookAllowPrivate)})
 	out = append(out,
 		Setting{"HUSH_MAX_JSON_BODY", fmt.Sprint(c.MaxJSONBody)},
 		Setting{"HUSH_MAX_FILE_SIZE", fmt.Sprint(c.MaxFileSize)},

@@ -38,6 +38,7 @@ func usageRows() []usageRow {
 		{"HUSH_MAX_JSON_BODY", "", fmt.Sprint(defaultMaxJSONBody), "maximum JSON request body in bytes"},
 		{"HUSH_MAX_FILE_SIZE", "", fmt.Sprint(defaultMaxFileSize), "maximum size of one attached file in bytes"},
 		{"HUSH_MAX_PUSH_SIZE", "", fmt.Sprint(defaultMaxPushSize), "maximum size of all files of one push in bytes"},
+		{"HUSH_WEBHOOK_ALLOW_PRIVATE", "", "false", "true: webhook endpoints may be http URLs and reach private, loopback and link-local addresses"},
 		{"HUSH_SWEEP_INTERVAL", "", defaultSweepInterval.String(), "how often expired pushes are swept (Go duration, >= 1s)"},
 		{"HUSH_SHUTDOWN_TIMEOUT", "", defaultShutdownTimeout.String(), "grace period for requests on shutdown (Go duration)"},
 		{"HUSH_CORS_ORIGINS", "", "*", "origins whose pages may call the JSON API from a browser (no credentials): *, comma-separated scheme://host[:port], or none"},

@@ -44,6 +44,9 @@ var Rules = []Rule{
 	// The OpenID Connect client speaks HTTP to the provider for the
 	// service, which app wires it into (service.IdentityProvider).
 	{Package: "hush/internal/sso", Internal: []string{"hush/internal/service"}},
+	// Webhook requests are the service's; their delivery over HTTP
+	// (webhook) is wired in by app.
+	{Package: "hush/internal/webhook", Internal: []string{"hush/internal/push"}},
 }
 
 // Package is what the build says of one package: its direct imports and

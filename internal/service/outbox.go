@@ -58,9 +58,10 @@ func outboxWait(attempt int) time.Duration {
 
 // RunOutbox delivers the outbox until ctx ends: at once when this instance
 // queued a message, else every poll (the messages of other instances, and
-// those waiting to be tried again). Without a Mailer it returns at once.
+// those waiting to be tried again). Without a Mailer or a WebhookPoster it
+// returns at once.
 func (s *Service) RunOutbox(ctx context.Context, poll time.Duration) {
-	if s.mail == nil {
+	if s.mail == nil && s.hooks == nil {
 		return
 	}
 	t := time.NewTicker(poll)
@@ -146,7 +147,7 @@ func (s *Service) deliver(ctx context.Context, m store.OutboxMessage) error {
 		// goes back, so it is sent at least once.
 		s.releaseAll(bg, []store.OutboxMessage{m})
 		return nil
-	case errors.Is(err, mail.ErrPermanent) || m.Attempts >= outboxAttempts:
+	case errors.Is(err, mail.ErrPermanent) || errors.Is(err, errHookGiveUp) || (m.Kind != kindWebhook && m.Attempts >= outboxAttempts):
 		s.log.Error("outbox: a message could not be delivered and is given up", "kind", m.Kind, "id", m.ID,
 			"attempts", m.Attempts, "err", err)
 		err = s.settle(s.store.OutboxFailed(bg, m, err.Error()))
@@ -154,6 +155,9 @@ func (s *Service) deliver(ctx context.Context, m store.OutboxMessage) error {
 		return err
 	default:
 		wait := outboxWait(m.Attempts)
+		if m.Kind == kindWebhook {
+			wait = hookNextTry(s.Now(), m.CreatedAt, m.Attempts).Sub(s.Now())
+		}
 		s.log.Warn("outbox: a message could not be delivered; it is tried again", "kind", m.Kind, "id", m.ID,
 			"attempts", m.Attempts, "retry_in", wait.String(), "err", err)
 		err = s.settle(s.store.OutboxRetry(bg, m, s.Now().Add(wait), err.Error()))
@@ -180,6 +184,12 @@ func (s *Service) delivered(m store.OutboxMessage, result string) {
 
 // send hands m to the sender of its kind.
 func (s *Service) send(ctx context.Context, m store.OutboxMessage) error {
+	if m.Kind == kindWebhook {
+		return s.sendHook(ctx, m)
+	}
+	if s.mail == nil {
+		return fmt.Errorf("%w: email is off on this instance", mail.ErrPermanent)
+	}
 	switch m.Kind {
 	case kindEmail:
 		var job emailJob

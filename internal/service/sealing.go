@@ -159,6 +159,9 @@ func Reseal(keys *secure.Keyring, tokenKey, field string, sealed []byte) ([]byte
 	if keys.Current(sealed) {
 		return nil, false, nil
 	}
+	if field == string(store.FieldWebhookSecret) {
+		return resealHook(keys, tokenKey, sealed)
+	}
 	if strings.HasPrefix(field, "outbox/") {
 		return resealOutbox(keys, tokenKey, field, sealed)
 	}

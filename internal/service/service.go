@@ -46,8 +46,12 @@ type Service struct {
 	origin     string                    // the instance's fixed origin, for messages sent without a request
 	deliveries func(kind, result string) // told of each outbox delivery attempt
 	kick       chan struct{}             // wakes the outbox worker of this instance
-	accounts   AccountRules
-	sso        atomic.Pointer[ssoState] // nil: single sign-on is off (sso.go)
+	sso        atomic.Pointer[ssoState]  // nil: single sign-on is off (sso.go)
+	hooks      WebhookPoster             // nil: no webhooks
+	// hookAllowPrivate lets endpoints name private addresses and http
+	// (HUSH_WEBHOOK_ALLOW_PRIVATE).
+	hookAllowPrivate bool
+	accounts         AccountRules
 }
 
 // Deps are what a Service works with.
@@ -73,6 +77,12 @@ type Deps struct {
 	// Deliveries, when set, is told of each outbox delivery attempt: the
 	// message's kind and sent, retry, failed or dropped (for metrics).
 	Deliveries func(kind, result string)
+	// Webhooks delivers webhook requests (hush/internal/webhook); nil:
+	// webhooks are off.
+	Webhooks WebhookPoster
+	// WebhookAllowPrivate lets endpoints be http URLs and name private
+	// addresses (the poster must allow them too).
+	WebhookAllowPrivate bool
 }
 
 // Limits are the instance's rules for pushes and accounts.
@@ -102,7 +112,10 @@ func New(d Deps, l Limits) *Service {
 	s := &Service{store: d.Store, keys: d.Keys, argon: d.Argon, files: d.Files, clock: d.Now,
 		observer: d.Observe, settings: l.Settings, maxFileSize: l.MaxFileSize, maxPushSize: l.MaxPushSize, log: d.Log,
 		mail: d.Mail, origin: d.Origin, deliveries: d.Deliveries, kick: make(chan struct{}, 1), accounts: l.Accounts,
-		requireTwoFactor: l.RequireTwoFactor}
+		requireTwoFactor: l.RequireTwoFactor, hooks: d.Webhooks, hookAllowPrivate: d.WebhookAllowPrivate}
+	if s.hooks != nil && s.store != nil {
+		s.store.OnHooksQueued(s.wake)
+	}
 	if s.mail == nil {
 		// What needs email is off without a way to send it.
 		s.settings.NotifyByEmail, s.settings.Receipts, s.accounts.ConfirmEmail = false, false, false

@@ -40,6 +40,9 @@ func (s *Service) Sweep(ctx context.Context, purgeAfter time.Duration) (SweepRes
 	if _, err := s.store.PruneOutbox(ctx, now.Add(-OutboxKeepFailed)); err != nil {
 		return r, err
 	}
+	if _, err := s.store.PruneWebhooks(ctx, now.Add(-HookKeep)); err != nil {
+		return r, err
+	}
 	if s.files == nil {
 		return r, nil
 	}

@@ -8,7 +8,21 @@ import (
 	"hush/internal/push"
 )
 
+// insertEvent writes the audit entry ev of push pushID and queues the
+// webhook messages it raises (push.HookForEvent).
 func insertEvent(ctx context.Context, tx *Tx, pushID int64, ev push.Event) error {
+	if err := insertAudit(ctx, tx, pushID, ev); err != nil {
+		return err
+	}
+	if e := push.HookForEvent(ev.Kind); e != 0 {
+		return queueHooks(ctx, tx, pushID, e, ev.IP, ev.UserAgent, ev.CreatedAt)
+	}
+	return nil
+}
+
+// insertAudit writes the audit entry ev of push pushID, and nothing else
+// (an imported entry raises no webhook).
+func insertAudit(ctx context.Context, tx *Tx, pushID int64, ev push.Event) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO audit_logs (push_id, kind, ip, user_agent, referrer, user_id, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`, pushID, int(ev.Kind), ev.IP, push.Truncate255(ev.UserAgent),
 		push.Truncate255(ev.Referrer), nullInt(ev.UserID), ms(ev.CreatedAt))

@@ -29,6 +29,12 @@ var copyTables = []struct {
 	{"admin_log", []string{"id", "actor_id", "actor", "action", "target_id", "target", "ip", "created_at"}},
 	{"outbox", []string{"id", "kind", "ref", "subject_id", "event", "payload", "failed", "attempts", "due_at",
 		"lease_until", "lease_owner", "last_error", "created_at"}},
+	{"webhook_endpoints", []string{"id", "user_id", "url", "events", "secret_sealed", "ref", "enabled", "disabled_reason",
+		"failing_since", "created_at", "updated_at"}},
+	{"webhook_messages", []string{"id", "endpoint_id", "event_id", "msg_id", "event", "push_id", "token_key", "push_kind",
+		"push_name", "views_left", "expires_at", "ip", "user_agent", "state", "attempts", "last_status", "created_at", "updated_at"}},
+	{"webhook_attempts", []string{"id", "message_id", "endpoint_id", "attempt", "status_code", "latency_ms", "error",
+		"next_retry_at", "created_at"}},
 }
 
 // notCopied are the tables CopyAll leaves behind on purpose: rate-limit

@@ -97,7 +97,7 @@ func (s *Store) ImportPush(ctx context.Context, p *push.Push, events []push.Even
 			return 0, err
 		}
 		for _, ev := range events {
-			if err := insertEvent(ctx, tx, id, ev); err != nil {
+			if err := insertAudit(ctx, tx, id, ev); err != nil {
 				return 0, err
 			}
 		}

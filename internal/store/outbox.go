@@ -1,11 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"hush/internal/push"
@@ -127,6 +129,8 @@ func (s *Store) ClaimOutbox(ctx context.Context, now time.Time, lease time.Durat
 			m.SubjectID, m.CreatedAt, m.Lease = subject.Int64, fromMS(at), owner
 			out = append(out, m)
 		}
+		// RETURNING keeps no order on PostgreSQL: deliver oldest first.
+		slices.SortFunc(out, func(a, b OutboxMessage) int { return cmp.Compare(a.ID, b.ID) })
 		return out, rows.Err()
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"sync"
+	"sync/atomic"
 )
 
 // conn is a *sql.DB whose queries run as cached prepared statements when
@@ -18,6 +19,10 @@ type conn struct {
 	*sql.DB
 	prepare bool
 	stmts   sync.Map // query text → *sql.Stmt
+	// hooks is set by a write that queued webhook messages, and taken
+	// once it has committed (Store.OnHooksQueued).
+	hooks atomic.Bool
+	kick  func()
 }
 
 func (c *conn) stmt(ctx context.Context, query string) *sql.Stmt {

@@ -232,6 +232,9 @@ func (s *Store) ExpireIfDue(ctx context.Context, id int64, now time.Time) (*push
 				return nil, err
 			}
 		}
+		if err := queueHooks(ctx, tx, id, push.HookExpired, "", "", now); err != nil {
+			return nil, err
+		}
 		return p, wipeFiles(ctx, tx, id, now.Add(push.FileLinkTTL))
 	})
 }
@@ -305,6 +308,11 @@ func (s *Store) ClaimViewAt(ctx context.Context, id int64, seen int, ev push.Eve
 		if err := viewReceipts(ctx, tx, id, receipts, views >= maxViews, ev.CreatedAt); err != nil {
 			return Claim{}, err
 		}
+		if views >= maxViews {
+			if err := queueHooks(ctx, tx, id, push.HookExpired, ev.IP, ev.UserAgent, ev.CreatedAt); err != nil {
+				return Claim{}, err
+			}
+		}
 		return Claim{Claimed: true, ViewCount: views}, nil
 	})
 }
@@ -342,6 +350,9 @@ func (s *Store) ClaimByKey(ctx context.Context, key string, ev push.Event) (*pus
 			return nil, err
 		}
 		if p.Expired {
+			if err := queueHooks(ctx, tx, p.ID, push.HookExpired, ev.IP, ev.UserAgent, ev.CreatedAt); err != nil {
+				return nil, err
+			}
 			if _, err := tx.ExecContext(ctx, `UPDATE pushes SET payload = NULL WHERE id = $1`, p.ID); err != nil {
 				return nil, fmt.Errorf("wipe payload: %w", err)
 			}

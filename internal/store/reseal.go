@@ -51,7 +51,15 @@ var sealedSources = []sealedSource{
 	// its field names its kind (OutboxField).
 	{"outbox", "payload", `SELECT id, ref, kind, payload FROM outbox
 		WHERE id > $1 AND payload IS NOT NULL ORDER BY id LIMIT $2`, OutboxField},
+	// A webhook endpoint's signing secret: its ref stands where the token
+	// key does.
+	{"webhook_endpoints", "secret_sealed", `SELECT id, ref, '', secret_sealed FROM webhook_endpoints
+		WHERE id > $1 ORDER BY id LIMIT $2`, func(string) SealedField { return FieldWebhookSecret }},
 }
+
+// FieldWebhookSecret names the sealed signing secret of a webhook endpoint;
+// the endpoint's ref is passed where a push's token key is.
+const FieldWebhookSecret SealedField = "webhook/secret"
 
 // OutboxField names the sealed payload of an outbox message of kind; the
 // message's ref is passed where a push's token key is.

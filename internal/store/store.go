@@ -207,6 +207,7 @@ func write[T any](ctx context.Context, s *Store, fn func(*Tx) (T, error)) (T, er
 		var zero T
 		return zero, err
 	}
+	s.hooksCommitted()
 	return out, nil
 }
 
@@ -223,6 +224,7 @@ func maintain[T any](ctx context.Context, s *Store, fn func(*Tx) (T, error)) (T,
 		var zero T
 		return zero, err
 	}
+	s.hooksCommitted()
 	return out, nil
 }
 

@@ -186,7 +186,7 @@ func (s *Store) sweepExpire(ctx context.Context, cond string, now time.Time) (in
 				return 0, err
 			}
 			var n int64
-			var withFiles, withReceipt []int64
+			var withFiles, withReceipt, all []int64
 			for rows.Next() {
 				var id int64
 				var files int
@@ -196,6 +196,7 @@ func (s *Store) sweepExpire(ctx context.Context, cond string, now time.Time) (in
 					return 0, err
 				}
 				n++
+				all = append(all, id)
 				if files > 0 {
 					withFiles = append(withFiles, id)
 				}
@@ -216,7 +217,7 @@ func (s *Store) sweepExpire(ctx context.Context, cond string, now time.Time) (in
 					return 0, err
 				}
 			}
-			return n, nil
+			return n, sweepHooks(ctx, tx, all, now)
 		})
 	})
 	if err != nil {
@@ -254,4 +255,21 @@ func rowsAffected(res sql.Result, err error) (int64, error) {
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+
+// sweepHooks queues push.expired for the pushes ids the sweep expired,
+// when an endpoint wants it.
+func sweepHooks(ctx context.Context, tx *Tx, ids []int64, now time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if wanted, err := hooksWanted(ctx, tx, push.HookExpired); err != nil || !wanted {
+		return err
+	}
+	for _, id := range ids {
+		if err := queueHooks(ctx, tx, id, push.HookExpired, "", "", now); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -48,6 +48,13 @@ func New(tb testing.TB, configure func(*service.Limits)) *Env {
 // when a test asks (Service.DeliverOutbox), at the Env's clock.
 func NewWithMail(tb testing.TB, configure func(*service.Limits), mailer service.Mailer) *Env {
 	tb.Helper()
+	return NewWithDeps(tb, configure, func(d *service.Deps) { d.Mail = mailer })
+}
+
+// NewWithDeps is New with the service's dependencies changed by deps
+// before it is built (an email sender, a webhook poster).
+func NewWithDeps(tb testing.TB, configure func(*service.Limits), deps func(*service.Deps)) *Env {
+	tb.Helper()
 	ctx := context.Background()
 	e := &Env{DBURL: testdb.URL(tb), Clock: testclock.New(Start), FilesDir: filepath.Join(tb.TempDir(), "files")}
 	var err error
@@ -64,14 +71,17 @@ func NewWithMail(tb testing.TB, configure func(*service.Limits), mailer service.
 	if e.Files, err = blob.NewDisk(e.FilesDir); err != nil {
 		tb.Fatal(err)
 	}
+	// A cheap Argon2id: tests afford many derivations.
+	d := service.Deps{Store: e.Store, Keys: e.Keys, Argon: secure.NewArgon(1, 64, 1, 4), Files: e.Files, Now: e.Clock.Now}
+	if deps != nil {
+		deps(&d)
+	}
 	limits := service.Limits{Settings: push.DefaultSettings()}
-	limits.Settings.NotifyByEmail, limits.Settings.Receipts = mailer != nil, mailer != nil
+	limits.Settings.NotifyByEmail, limits.Settings.Receipts = d.Mail != nil, d.Mail != nil
 	if configure != nil {
 		configure(&limits)
 	}
-	// A cheap Argon2id: tests afford many derivations.
-	e.Service = service.New(service.Deps{Store: e.Store, Keys: e.Keys, Argon: secure.NewArgon(1, 64, 1, 4),
-		Files: e.Files, Now: e.Clock.Now, Mail: mailer}, limits)
+	e.Service = service.New(d, limits)
 	return e
 }
 

@@ -14,6 +14,7 @@ type accountView struct {
 	Notice    string
 	Receipts  []receiptBox // the default receipts of new pushes; nil where the server sends no email
 	TwoFactor bool         // the second factor is on
+	Webhooks  bool         // the server delivers webhooks
 }
 
 // receiptBox is one receipt's checkbox.
@@ -52,7 +53,8 @@ func formReceipts(f url.Values) push.Receipts {
 
 // view is the account page of u.
 func (s *Server) accountView(u *push.User) accountView {
-	return accountView{Email: u.Email, Receipts: s.receiptBoxes(u.ReceiptsDefault), TwoFactor: u.HasTwoFactor()}
+	return accountView{Email: u.Email, Receipts: s.receiptBoxes(u.ReceiptsDefault), TwoFactor: u.HasTwoFactor(),
+		Webhooks: s.svc.WebhooksEnabled()}
 }
 
 // accountForm serves GET /users/edit: change password, delete account.

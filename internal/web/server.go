@@ -154,6 +154,16 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /admin/users/{id}/{action}", s.handle(s.adminAct))
 	mux.Handle("GET /admin/log", s.handle(s.adminLog))
 
+	// Webhooks (webhooks.go): an account's, and the instance's.
+	mux.Handle("GET /users/webhooks", s.handle(s.accountWebhooks))
+	mux.Handle("POST /users/webhooks", s.handle(s.accountWebhookCreate))
+	mux.Handle("GET /users/webhooks/{id}", s.handle(s.accountWebhook))
+	mux.Handle("POST /users/webhooks/{id}/{action}", s.handle(s.accountWebhookAct))
+	mux.Handle("GET /admin/webhooks", s.handle(s.adminWebhooks))
+	mux.Handle("POST /admin/webhooks", s.handle(s.adminWebhookCreate))
+	mux.Handle("GET /admin/webhooks/{id}", s.handle(s.adminWebhook))
+	mux.Handle("POST /admin/webhooks/{id}/{action}", s.handle(s.adminWebhookAct))
+
 	mux.Handle("/", s.handle(s.fallback))
 
 	csrf := http.NewCrossOriginProtection()

@@ -1,0 +1,298 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"hush/internal/push"
+	"hush/internal/service"
+)
+
+// The webhook pages (docs/decisions.md, D48): an account's endpoints under
+// /users/webhooks, the instance's under /admin/webhooks (admins only). The
+// same handlers serve both; an endpoint is found only under the pages of
+// its owner (or, for the instance's, the admin pages).
+
+// hookScope is one of the two places endpoints are managed.
+type hookScope struct {
+	Base     string // /users/webhooks or /admin/webhooks
+	Instance bool
+}
+
+var (
+	accountHooks = hookScope{Base: "/users/webhooks"}
+	adminHooks   = hookScope{Base: "/admin/webhooks", Instance: true}
+)
+
+// hookEventView is one event's checkbox.
+type hookEventView struct {
+	Name    string
+	Checked bool
+}
+
+// webhooksView is what webhooks.html shows.
+type webhooksView struct {
+	Scope    hookScope
+	Hooks    []*push.Webhook
+	Events   []hookEventView
+	URL      string        // the create form's URL, kept after an error
+	Created  *push.Webhook // the endpoint just created, whose secret is shown
+	Secret   string
+	Private  bool // http and private addresses are allowed
+	MaxHooks int
+}
+
+// webhookView is what webhook.html shows.
+type webhookView struct {
+	Scope      hookScope
+	Hook       *push.Webhook
+	Events     []hookEventView
+	Deliveries service.HookDeliveries
+	Delete     question
+}
+
+func hookEventViews(set push.HookEvents) []hookEventView {
+	var out []hookEventView
+	for _, n := range push.HookEventNames() {
+		e, _ := push.ParseHookEvents([]string{n})
+		out = append(out, hookEventView{Name: n, Checked: set&e != 0})
+	}
+	return out
+}
+
+// hookUser is the signed-in user allowed on the pages of scope, or nil
+// once the visitor has been answered.
+func (s *Server) hookUser(w http.ResponseWriter, r *http.Request, scope hookScope) *push.User {
+	if !s.svc.WebhooksEnabled() {
+		s.notFound(w, r)
+		return nil
+	}
+	if scope.Instance {
+		return s.requireAdmin(w, r)
+	}
+	return s.requireUser(w, r)
+}
+
+func (s *Server) accountWebhooks(w http.ResponseWriter, r *http.Request) error {
+	return s.webhooksPage(w, r, accountHooks)
+}
+
+func (s *Server) adminWebhooks(w http.ResponseWriter, r *http.Request) error {
+	return s.webhooksPage(w, r, adminHooks)
+}
+
+func (s *Server) accountWebhookCreate(w http.ResponseWriter, r *http.Request) error {
+	return s.webhookCreate(w, r, accountHooks)
+}
+
+func (s *Server) adminWebhookCreate(w http.ResponseWriter, r *http.Request) error {
+	return s.webhookCreate(w, r, adminHooks)
+}
+
+func (s *Server) accountWebhook(w http.ResponseWriter, r *http.Request) error {
+	return s.webhookPage(w, r, accountHooks)
+}
+
+func (s *Server) adminWebhook(w http.ResponseWriter, r *http.Request) error {
+	return s.webhookPage(w, r, adminHooks)
+}
+
+func (s *Server) accountWebhookAct(w http.ResponseWriter, r *http.Request) error {
+	return s.webhookAct(w, r, accountHooks)
+}
+
+func (s *Server) adminWebhookAct(w http.ResponseWriter, r *http.Request) error {
+	return s.webhookAct(w, r, adminHooks)
+}
+
+// webhooksPage serves GET …/webhooks: the endpoints and the form to add one.
+func (s *Server) webhooksPage(w http.ResponseWriter, r *http.Request, scope hookScope) error {
+	u := s.hookUser(w, r, scope)
+	if u == nil {
+		return nil
+	}
+	return s.renderWebhooks(w, r, u, scope, webhooksView{Events: hookEventViews(0)}, nil)
+}
+
+// renderWebhooks shows the list with v's form (and err's message).
+func (s *Server) renderWebhooks(w http.ResponseWriter, r *http.Request, u *push.User, scope hookScope, v webhooksView, err error) error {
+	hooks, lerr := s.svc.Webhooks(r.Context(), u, scope.Instance)
+	if lerr != nil {
+		return lerr
+	}
+	v.Scope, v.Hooks, v.Private, v.MaxHooks = scope, hooks, s.svc.WebhookAllowPrivate(), service.MaxWebhooks
+	p := page{Title: "Webhooks", User: u, Data: v}
+	if err != nil {
+		p.Error, p.Status = webhookError(err), http.StatusUnprocessableEntity
+	}
+	s.render(w, r, "webhooks.html", p)
+	return nil
+}
+
+// webhookError says what was wrong with a form, field by field.
+func webhookError(err error) string {
+	var e *push.Error
+	if !errors.As(err, &e) || e.Code != push.CodeInvalid {
+		return ""
+	}
+	msg := ""
+	for _, f := range []string{"url", "events", "base"} {
+		for _, m := range e.Fields[f] {
+			if f != "base" {
+				m = map[string]string{"url": "The URL ", "events": "The events "}[f] + m
+			}
+			msg += m + ". "
+		}
+	}
+	return msg
+}
+
+// webhookCreate serves POST …/webhooks: the endpoint is added and its
+// secret shown, this once.
+func (s *Server) webhookCreate(w http.ResponseWriter, r *http.Request, scope hookScope) error {
+	u := s.hookUser(w, r, scope)
+	if u == nil {
+		return nil
+	}
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	in := service.WebhookInput{URL: r.PostForm.Get("url"), Events: r.PostForm["events"], Instance: scope.Instance}
+	if in.Events == nil {
+		in.Events = []string{}
+	}
+	h, secret, err := s.svc.CreateWebhook(r.Context(), u, in)
+	if push.ErrorCode(err) == push.CodeInvalid {
+		set, _ := push.ParseHookEvents(in.Events)
+		return s.renderWebhooks(w, r, u, scope, webhooksView{URL: in.URL, Events: hookEventViews(set)}, err)
+	}
+	if err != nil {
+		return err
+	}
+	return s.renderWebhooks(w, r, u, scope, webhooksView{Events: hookEventViews(0), Created: h, Secret: secret}, nil)
+}
+
+// scopedHook loads the endpoint of the path for u, under scope: an
+// endpoint of the other scope is not found here.
+func (s *Server) scopedHook(w http.ResponseWriter, r *http.Request, u *push.User, scope hookScope) (*push.Webhook, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		return nil, s.notFound(w, r)
+	}
+	h, err := s.svc.Webhook(r.Context(), u, id)
+	if push.ErrorCode(err) == push.CodeNotFound || (err == nil && (h.UserID == 0) != scope.Instance) {
+		return nil, s.notFound(w, r)
+	}
+	return h, err
+}
+
+// webhookPage serves GET …/webhooks/{id}: the endpoint, its events and
+// its delivery log.
+func (s *Server) webhookPage(w http.ResponseWriter, r *http.Request, scope hookScope) error {
+	u := s.hookUser(w, r, scope)
+	if u == nil {
+		return nil
+	}
+	h, err := s.scopedHook(w, r, u, scope)
+	if h == nil {
+		return err
+	}
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	d, err := s.svc.WebhookDeliveries(r.Context(), u, h.ID, min(max(page, 1), service.MaxPage))
+	if err != nil {
+		return err
+	}
+	s.render(w, r, "webhook.html", pageOf(u, h, webhookView{Scope: scope, Hook: h, Events: hookEventViews(h.Events),
+		Deliveries: d, Delete: hookDeleteQuestion(h)}))
+	return nil
+}
+
+func pageOf(u *push.User, h *push.Webhook, v webhookView) page {
+	return page{Title: "Webhook " + h.URL, User: u, Data: v}
+}
+
+func hookDeleteQuestion(h *push.Webhook) question {
+	return question{"Delete this endpoint?", "Nothing more is sent to " + h.URL + ", and its delivery log is deleted. This cannot be undone.",
+		"Delete the endpoint"}
+}
+
+// webhookAct serves POST …/webhooks/{id}/{action}: update (events and
+// on/off), delete (confirmed), redeliver (a message).
+func (s *Server) webhookAct(w http.ResponseWriter, r *http.Request, scope hookScope) error {
+	u := s.hookUser(w, r, scope)
+	if u == nil {
+		return nil
+	}
+	h, err := s.scopedHook(w, r, u, scope)
+	if h == nil {
+		return err
+	}
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	self := fmt.Sprintf("%s/%d", scope.Base, h.ID)
+	switch r.PathValue("action") {
+	case "update":
+		err = s.webhookUpdate(r, u, h)
+	case "delete":
+		if !s.confirmed(w, r, hookDeleteQuestion(h), self, false) {
+			return nil
+		}
+		if err := s.svc.DeleteWebhook(r.Context(), u, h.ID); err != nil {
+			return err
+		}
+		s.flash(r, "The endpoint was deleted.")
+		redirect(w, r, scope.Base)
+		return nil
+	case "redeliver":
+		err = s.webhookRedeliver(r, u, h)
+	default:
+		return s.notFound(w, r)
+	}
+	var e *push.Error
+	if errors.As(err, &e) && (e.Code == push.CodeInvalid || e.Code == push.CodeConflict) {
+		s.flash(r, firstNonEmpty(webhookError(err), e.Message))
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	redirect(w, r, self)
+	return nil
+}
+
+// webhookUpdate sets an endpoint's events and state from the form.
+func (s *Server) webhookUpdate(r *http.Request, u *push.User, h *push.Webhook) error {
+	events := r.PostForm["events"]
+	if events == nil {
+		events = []string{}
+	}
+	on := r.PostForm.Get("enabled") == "on"
+	_, err := s.svc.UpdateWebhook(r.Context(), u, h.ID, service.WebhookInput{Events: events, Enabled: &on})
+	if err == nil {
+		s.flash(r, "The endpoint was saved.")
+	}
+	return err
+}
+
+// webhookRedeliver queues the form's message again.
+func (s *Server) webhookRedeliver(r *http.Request, u *push.User, h *push.Webhook) error {
+	msg, err := strconv.ParseInt(r.PostForm.Get("message"), 10, 64)
+	if err != nil {
+		return &push.Error{Code: push.CodeBadRequest, Message: "No message to send again."}
+	}
+	if err := s.svc.Redeliver(r.Context(), u, h.ID, msg); err != nil {
+		return err
+	}
+	s.flash(r, "The message is queued to be sent again.")
+	return nil
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
