@@ -53,6 +53,7 @@ func (c *Config) InForce() []Setting {
 		Setting{"PWP__PURGE_AFTER", purgeShown(c)},
 		Setting{"PWP__ALLOW_ANONYMOUS", fmt.Sprint(c.Push.AllowAnonymous)},
 		Setting{"PWP__DISABLE_SIGNUPS", fmt.Sprint(c.DisableSignups)},
+		Setting{"PWP__DEFAULT_LOCALE", localeShown(c)},
 		Setting{"PWP__DISABLE_LOGINS", fmt.Sprint(c.DisableLogins)},
 		Setting{"PWP__REQUIRE_MFA", fmt.Sprint(c.RequireTwoFactor)},
 		Setting{"PWP__ENABLE_FILE_PUSHES", fmt.Sprint(c.Push.EnableFilePushes)},
@@ -207,4 +208,15 @@ func (c *Config) mailShown() []Setting {
 		Setting{"HUSH_SMTP_DOMAIN", orNone(m.HELO, "(the host name)")},
 		Setting{"HUSH_SMTP_OPEN_TIMEOUT", m.OpenTimeout.String()},
 		Setting{"HUSH_SMTP_READ_TIMEOUT", m.ReadTimeout.String()})
+}
+
+// localeShown is the default language in force.
+func localeShown(c *Config) string {
+	switch {
+	case c.UntranslatedLocale != "":
+		return "en (" + c.UntranslatedLocale + " is not translated yet)"
+	case c.Push.DefaultLocale == "":
+		return "en"
+	}
+	return c.Push.DefaultLocale
 }

@@ -119,6 +119,7 @@ func (s *Service) newPush(ctx context.Context, u *push.User, d *push.Draft, now 
 		ExpireAfterViews:  d.ExpireAfterViews,
 		DeletableByViewer: d.DeletableByViewer,
 		RetrievalStep:     d.RetrievalStep,
+		Locale:            d.Locale,
 		CreatedAt:         now,
 		UpdatedAt:         now,
 	}
