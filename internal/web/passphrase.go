@@ -4,6 +4,7 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+	"time"
 
 	"hush/internal/push"
 	"hush/internal/service"
@@ -15,9 +16,9 @@ func (s *Server) passphraseForm(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case p == nil:
 	case !p.HasPassphrase:
-		redirect(w, r, "/p/"+p.URLToken)
+		redirect(w, r, langPath(r, "/p/"+p.URLToken))
 	default:
-		s.render(w, r, "passphrase.html", page{Title: "Passphrase required", Data: p.URLToken})
+		s.render(w, r, "passphrase.html", page{TitleKey: "passphrase.title", Data: p.URLToken})
 	}
 	return nil
 }
@@ -31,8 +32,9 @@ func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) error 
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
+	loc := s.localizer(r)
 	again := func(status int, msg string, e *push.Error) {
-		p := page{Title: "Passphrase required", Data: token, Error: msg, Status: status}
+		p := page{TitleKey: "passphrase.title", Data: token, Error: msg, Status: status}
 		if e != nil {
 			p.RetryAfter = e.RetryAfter
 		}
@@ -40,7 +42,7 @@ func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) error 
 	}
 	pass := r.PostForm.Get("passphrase")
 	if pass == "" {
-		again(http.StatusUnprocessableEntity, "Please enter the passphrase.", nil)
+		again(http.StatusUnprocessableEntity, loc.T("passphrase.missing", nil), nil)
 		return nil
 	}
 	var qr template.HTML
@@ -48,9 +50,11 @@ func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) error 
 	var e *push.Error
 	switch {
 	case errors.Is(err, service.ErrPassphrase):
-		again(http.StatusUnauthorized, "That passphrase is incorrect. Please try again.", nil)
+		again(http.StatusUnauthorized, loc.T("passphrase.wrong", nil), nil)
 	case errors.As(err, &e) && e.Code == push.CodeTooMany:
-		again(http.StatusTooManyRequests, e.Message, e)
+		// The wait in whole minutes, a part counting as one, as the
+		// service words it.
+		again(http.StatusTooManyRequests, loc.N("passphrase.too_many", max(1, int((e.RetryAfter+time.Minute-1)/time.Minute)), nil), e)
 	case err != nil:
 		return err
 	default:

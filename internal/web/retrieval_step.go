@@ -10,7 +10,7 @@ import (
 // uses no view, so link previewers and mail scanners never burn a secret.
 func (s *Server) retrievalStep(w http.ResponseWriter, r *http.Request) error {
 	if p := s.activePush(w, r); p != nil {
-		s.render(w, r, "retrieval.html", page{Title: "You have been sent a secret", Data: p.URLToken})
+		s.render(w, r, "retrieval.html", page{TitleKey: "retrieval.title", Data: p.URLToken})
 	}
 	return nil
 }
