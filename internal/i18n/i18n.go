@@ -95,15 +95,18 @@ func parse(fsys fs.FS) (*catalogs, error) {
 		return nil, err
 	}
 	have := map[string]bool{}
+	statics := map[string]map[string]string{}
 	for _, f := range files {
 		code := strings.TrimSuffix(strings.TrimPrefix(path.Base(f), "active."), ".json")
 		b, err := fs.ReadFile(fsys, f)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := c.bundle.ParseMessageFileBytes(b, f); err != nil {
+		mf, err := c.bundle.ParseMessageFileBytes(b, f)
+		if err != nil {
 			return nil, fmt.Errorf("i18n: %s: %w", f, err)
 		}
+		statics[code] = staticMessages(mf)
 		have[code] = true
 	}
 	var tags []language.Tag
@@ -114,7 +117,9 @@ func parse(fsys fs.FS) (*catalogs, error) {
 		l.tag = language.MustParse(l.Code)
 		c.shipped = append(c.shipped, l)
 		tags = append(tags, l.tag)
-		c.byCode[strings.ToLower(l.Code)] = newLocalizer(c.bundle, l)
+		loc := newLocalizer(c.bundle, l)
+		loc.static = statics[l.Code]
+		c.byCode[strings.ToLower(l.Code)] = loc
 	}
 	if c.byCode[Default] == nil {
 		return nil, fmt.Errorf("i18n: no catalog for the default language %s", Default)
@@ -123,6 +128,19 @@ func parse(fsys fs.FS) (*catalogs, error) {
 	// nothing fits better.
 	c.matcher = language.NewMatcher(tags)
 	return c, nil
+}
+
+// staticMessages are the messages of a file that need no template: no
+// placeholder and no plural forms. Looking them up in a map spares the
+// pages the cost of go-i18n's template execution.
+func staticMessages(mf *goi18n.MessageFile) map[string]string {
+	out := map[string]string{}
+	for _, m := range mf.Messages {
+		if m.One == "" && m.Few == "" && m.Many == "" && m.Two == "" && m.Zero == "" && !strings.Contains(m.Other, "{{") {
+			out[m.ID] = m.Other
+		}
+	}
+	return out
 }
 
 // Known returns every language Hush is to speak, shipped or not.

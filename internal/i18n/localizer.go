@@ -13,6 +13,7 @@ import (
 // one exists per language (For), so getting one costs a map look-up.
 type Localizer struct {
 	lang    Language
+	static  map[string]string // the messages without placeholders or plural forms, as they are
 	loc     *goi18n.Localizer
 	printer *message.Printer
 	layout  dateLayout
@@ -38,6 +39,9 @@ func (l *Localizer) Tag() language.Tag { return l.lang.tag }
 // missing text shows on the page instead of failing it (the catalog test
 // keeps keys from going missing).
 func (l *Localizer) T(key string, data map[string]any) string {
+	if s, ok := l.static[key]; ok {
+		return s
+	}
 	s, err := l.loc.Localize(&goi18n.LocalizeConfig{MessageID: key, TemplateData: data})
 	if err != nil && s == "" {
 		return key

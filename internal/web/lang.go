@@ -102,9 +102,11 @@ func languageSwitch(r *http.Request, current string) []langLink {
 // langFuncs are the template functions that speak loc's language.
 func langFuncs(loc *i18n.Localizer) template.FuncMap {
 	return template.FuncMap{
-		// {{t "key"}}, {{t "key" "Name" .Value …}}: a message with named
-		// placeholders given as name, value pairs.
-		"t": func(key string, args ...any) string { return loc.T(key, pairs(args)) },
+		// {{t "key"}}: a message; {{tf "key" "Name" .Value …}}: a message
+		// with named placeholders given as name, value pairs. t is not
+		// variadic, which spares a slice per call.
+		"t":  func(key string) string { return loc.T(key, nil) },
+		"tf": func(key string, args ...any) string { return loc.T(key, pairs(args)) },
 		// {{tn "key" .Count …}}: a plural message for a count.
 		"tn":       func(key string, n int, args ...any) string { return loc.N(key, n, pairs(args)) },
 		"date":     loc.Date,
