@@ -1,6 +1,8 @@
 package i18n
 
 import (
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -82,5 +84,36 @@ func TestLocalize(t *testing.T) {
 	}
 	if got := de.Decimal(12.5, 1); got != "12,5" {
 		t.Errorf("de decimal: %q", got)
+	}
+}
+
+// TestConcurrentLocalize: the shared localizers serve many goroutines at
+// once (run with -race).
+func TestConcurrentLocalize(t *testing.T) {
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range 200 {
+				code := Codes()[(i+n)%len(Codes())]
+				l := For(code)
+				want := map[string]string{"en": " views", "de": " Aufrufe"}[code]
+				if got := l.N("views.count", n+2, nil); !strings.HasSuffix(got, want) {
+					errs <- code + ": " + got
+					return
+				}
+				if l.T("secret.copy", nil) == "secret.copy" {
+					errs <- code + ": secret.copy missing"
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

@@ -43,7 +43,7 @@ func TestLanguagePrefix(t *testing.T) {
 	wrong.has(t, "Diese Passphrase ist falsch.")
 	right := c.post("/de/p/"+tok+"/passphrase", url.Values{"passphrase": {"sesam"}})
 	right.expect(t, http.StatusOK)
-	right.has(t, "im Tresor", "<h1>Ihr Geheimnis</h1>", "nach 4 weiteren Aufrufen", "7 Tage",
+	right.has(t, "im Tresor", "<h1>Ihr Geheimnis</h1>", "für 4 weitere Aufrufe", "7 Tage",
 		"In die Zwischenablage kopieren")
 	right.lacks(t, "Copy to clipboard")
 
@@ -297,7 +297,7 @@ func TestBrowserGermanRecipient(t *testing.T) {
 	h1 = run(b, bob, chromedp.TextContent(css("h1")))
 	expiry := run(b, bob, chromedp.TextContent(css(".expiry")))
 	copyLabel := run(b, bob, chromedp.TextContent(css("[data-copy]")))
-	if h1 != "Ihr Geheimnis" || !strings.Contains(expiry, "nach 1 weiteren Aufruf ab") || copyLabel != "In die Zwischenablage kopieren" {
+	if h1 != "Ihr Geheimnis" || !strings.Contains(expiry, "gilt noch 7 Tage oder für 1 weiteren Aufruf") || copyLabel != "In die Zwischenablage kopieren" {
 		t.Errorf("secret page: h1 %q, expiry %q, copy %q", h1, expiry, copyLabel)
 	}
 	if errs := b.consoleErrors(); len(errs) > 0 {
