@@ -25,7 +25,7 @@ var templateFS embed.FS
 type templates map[string]*template.Template
 
 // pageSets are the templates of each shipped language, by its code: each
-// set's t and tn speak that language (langFuncs). They are parsed once and
+// set's t, tf and tn speak that language (langFuncs). They are parsed once and
 // shared by every Server; executing a parsed template is safe for
 // concurrent use.
 var pageSets = sync.OnceValue(func() map[string]templates {
