@@ -55,17 +55,15 @@ type Config struct {
 	PurgeAfter        time.Duration  // purge expired pushes after this long; 0 disables purging
 	Push              push.Settings  // push limits and defaults from the PWP__ variables
 	DisableSignups    bool           // PWP__DISABLE_SIGNUPS: no self-service sign-up page
-	// UntranslatedLocale is a PWP__DEFAULT_LOCALE that names a language
-	// without a translation yet: English stands in for it.
-	UntranslatedLocale string
-	DisableLogins      bool           // PWP__DISABLE_LOGINS: no web sign-in (API tokens still work)
-	RequireTwoFactor   bool           // PWP__REQUIRE_MFA (alias HUSH_REQUIRE_2FA): every account must set up a second factor
-	S3                 *S3            // S3-compatible file storage, or nil for <data-dir>/files
-	CORSOrigins        []string       // HUSH_CORS_ORIGINS: origins whose pages may call the API, "*" for any; nil: no CORS
-	Hardening          Hardening      // rate limits, server timeouts, metrics listener (hardening.go)
-	Mail               *Mail          // the SMTP server, or nil: no email (mail.go)
-	ConfirmAccounts    bool           // PWP__ENABLE_USER_ACCOUNT_EMAILS: new accounts confirm their address
-	SignupEmailRegexp  *regexp.Regexp // PWP__SIGNUP_EMAIL_REGEXP: what a new account's address must match; nil: any
+	DisableLogins     bool           // PWP__DISABLE_LOGINS: no web sign-in (API tokens still work)
+	RequireTwoFactor  bool           // PWP__REQUIRE_MFA (alias HUSH_REQUIRE_2FA): every account must set up a second factor
+	S3                *S3            // S3-compatible file storage, or nil for <data-dir>/files
+	CORSOrigins       []string       // HUSH_CORS_ORIGINS: origins whose pages may call the API, "*" for any; nil: no CORS
+	Hardening         Hardening      // rate limits, server timeouts, metrics listener (hardening.go)
+	Mail              *Mail          // the SMTP server, or nil: no email (mail.go)
+	ConfirmAccounts   bool           // PWP__ENABLE_USER_ACCOUNT_EMAILS: new accounts confirm their address
+	SignupEmailRegexp *regexp.Regexp // PWP__SIGNUP_EMAIL_REGEXP: what a new account's address must match; nil: any
+	UntranslatedLang  string         // a PWP__DEFAULT_LOCALE without a translation yet: English stands in for it
 }
 
 // serveFlag ties a command-line flag of `hush serve` to its environment variable.

@@ -213,8 +213,8 @@ func (c *Config) mailShown() []Setting {
 // localeShown is the default language in force.
 func localeShown(c *Config) string {
 	switch {
-	case c.UntranslatedLocale != "":
-		return "en (" + c.UntranslatedLocale + " is not translated yet)"
+	case c.UntranslatedLang != "":
+		return "en (" + c.UntranslatedLang + " is not translated yet)"
 	case c.Push.DefaultLocale == "":
 		return "en"
 	}

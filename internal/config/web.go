@@ -57,7 +57,7 @@ func loadLocale(s *source, c *Config) error {
 		return nil
 	}
 	if slices.ContainsFunc(i18n.Known(), func(l i18n.Language) bool { return strings.EqualFold(l.Code, v) }) {
-		c.UntranslatedLocale = v
+		c.UntranslatedLang = v
 		return nil
 	}
 	return fmt.Errorf("%s: %q is not a language Hush speaks (%s)", name, v, strings.Join(i18n.Codes(), ", "))
