@@ -29,6 +29,10 @@ func (s *Server) createAndAnswer(w http.ResponseWriter, r *http.Request, user *p
 	if user == nil && needsAuth(params) {
 		return unauthenticated(service.MsgSignIn)
 	}
+	// push_locale may also come in the query (docs/decisions.md, D53).
+	if q := r.URL.Query().Get("push_locale"); q != "" && blank(params["push_locale"]) {
+		params["push_locale"] = q
+	}
 	req, err := createRequest(params, up.Count())
 	if err != nil {
 		return err

@@ -79,6 +79,7 @@ func unwrap(obj map[string]any, wrapper string) (Params, error) {
 		if !isObj || len(m) == 0 {
 			return nil, missingParam(wrapper)
 		}
+		topLocale(m, obj)
 		return Params(m), nil
 	}
 	if wrapper != "push" {
@@ -93,7 +94,18 @@ func unwrap(obj map[string]any, wrapper string) (Params, error) {
 	if len(m) == 0 {
 		return nil, badRequest(msgMissingPush)
 	}
+	topLocale(m, obj)
 	return m, nil
+}
+
+// topLocale takes push_locale from the top level of the body, where
+// Password Pusher's clients send it, unless the push itself names one.
+func topLocale(m, obj map[string]any) {
+	if v, ok := obj["push_locale"]; ok {
+		if _, has := m["push_locale"]; !has {
+			m["push_locale"] = v
+		}
+	}
 }
 
 // fileEntries returns the non-empty entries of a files value.
@@ -163,6 +175,9 @@ func decodeBase64(s string) ([]byte, error) {
 // wrapper) to create params.
 func formParams(form url.Values, wrapper string) (Params, error) {
 	params := Params{}
+	if v := form.Get("push_locale"); v != "" {
+		params["push_locale"] = v
+	}
 	for key, vals := range form {
 		name, ok := strings.CutPrefix(key, wrapper+"[")
 		if !ok || len(vals) == 0 {

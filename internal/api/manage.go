@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"strings"
 
 	"hush/internal/push"
 )
@@ -16,8 +17,23 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// ?push_locale= names the language of the link; as in Password
+	// Pusher, one that names no shipped language is ignored here.
+	if code, ok := s.locale(r.URL.Query().Get("push_locale")); ok {
+		p.Locale = code
+	}
 	writeJSON(w, http.StatusOK, map[string]string{"url": s.secretURL(r, p)})
 	return nil
+}
+
+// locale returns the shipped language code l names (any case), or false.
+func (s *Server) locale(l string) (string, bool) {
+	for _, c := range s.svc.Settings().Locales {
+		if strings.EqualFold(c, strings.TrimSpace(l)) {
+			return c, true
+		}
+	}
+	return "", false
 }
 
 // expire answers DELETE /api/v2/pushes/{token}.

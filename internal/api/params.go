@@ -57,6 +57,9 @@ func createRequest(p Params, fileCount int) (*push.CreateRequest, error) {
 	if !blank(p["notify_emails_to_locale"]) {
 		r.NotifyEmailsToLocale = strings.TrimSpace(textParam(p, "notify_emails_to_locale", errs))
 	}
+	if !blank(p["push_locale"]) {
+		r.PushLocale = strings.TrimSpace(textParam(p, "push_locale", errs))
+	}
 	r.ReceiptOnView = boolParam(p, push.ReceiptView.Field())
 	r.ReceiptOnFailedPassphrase = boolParam(p, push.ReceiptFailedPassphrase.Field())
 	r.ReceiptOnExpire = boolParam(p, push.ReceiptExpire.Field())

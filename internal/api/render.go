@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"hush/internal/httpx"
 	"hush/internal/push"
 )
 
@@ -57,7 +56,7 @@ func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
 
 // secretURL is the html_url of a push.
 func (s *Server) secretURL(r *http.Request, p *push.Push) string {
-	return httpx.SecretURL(s.origin(r), p.URLToken, p.RetrievalStep)
+	return push.LocaleURL(s.origin(r), p.Locale, p.URLToken, p.RetrievalStep)
 }
 
 // render builds the base object. passphrase is what the caller may see: the

@@ -53,6 +53,10 @@ func (s *Server) createV1(w http.ResponseWriter, r *http.Request, pfx v1Prefix) 
 	if pfx.kind != "" {
 		permitted["kind"] = string(pfx.kind)
 	}
+	if v, ok := params["push_locale"]; ok {
+		// Every prefix takes the language of the link (docs/decisions.md, D53).
+		permitted["push_locale"] = v
+	}
 	return s.createAndAnswer(w, r, user, permitted, up)
 }
 

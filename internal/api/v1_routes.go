@@ -59,6 +59,7 @@ func IsLegacyJSON(r *http.Request) bool {
 	case "/p.json", "/f.json", "/r.json":
 		return true
 	}
+	p = withoutLocale(p)
 	if len(p) > 3 && p[0] == '/' && strings.IndexByte("pfr", p[1]) >= 0 && p[2] == '/' {
 		return true
 	}
@@ -78,6 +79,17 @@ func (s *Server) Legacy(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// withoutLocale strips a language prefix from a v1 path under /p, /f or
+// /r: /de/p/<token>.json, the json_url of a push with push_locale
+// (docs/decisions.md, D53), is /p/<token>.json.
+func withoutLocale(p string) string {
+	loc, rest, ok := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	if ok && httpx.IsLocale(loc) && len(rest) > 2 && strings.IndexByte("pfr", rest[0]) >= 0 && rest[1] == '/' {
+		return "/" + rest
+	}
+	return p
 }
 
 // localeList matches /<locale>/d/<rest>.json and returns <rest>.
@@ -161,7 +173,7 @@ func (s *Server) parseV1(p string) (v1Route, bool) {
 	if rest, ok := localeList(p); ok {
 		return v1Route{op: rest}, rest == "active" || rest == "expired"
 	}
-	p = strings.TrimSuffix(p, ".json")
+	p = strings.TrimSuffix(withoutLocale(p), ".json")
 	name, rest, nested := strings.Cut(strings.TrimPrefix(p, "/"), "/")
 	pfx, ok := v1Prefixes[name]
 	if !ok || !s.prefixEnabled(name) {

@@ -267,7 +267,9 @@ func TestLegacyFallsThrough(t *testing.T) {
 	}{
 		{"/p/abc", false}, {"/p/abc/r", false}, {"/p/abc.json", true}, {"/p/abc/r.json", true},
 		{"/p.json", true}, {"/f/x/preview.json", true}, {"/r/active.json", true}, {"/en/d/active.json", true},
-		{"/zh-CN/d/expired.json", true}, {"/english/d/active.json", false}, {"/en/p/abc.json", false},
+		{"/zh-CN/d/expired.json", true}, {"/english/d/active.json", false},
+		// The json_url of a push with push_locale (docs/decisions.md, D53).
+		{"/en/p/abc.json", true}, {"/de/p/abc/r.json", true}, {"/english/p/abc.json", false}, {"/de/x/abc.json", false},
 		{"/api/v2/version", false}, {"/help/api", false}, {"/q/abc.json", false}, {"/p", false},
 	}
 	for _, c := range cases {

@@ -20,6 +20,7 @@ func TestUnusedSettingsNamed(t *testing.T) {
 	t.Setenv("PWP__PURGE_AFTER", "disabled")                             // read by Hush
 	t.Setenv("PWP__PW__EXPIRE_AFTER_DAYS_DEFAULT", "3")                  // read by Hush, a per-kind name
 	t.Setenv("PWP__GEN__SYLLABLES_COUNT", "4")                           // read by Hush, the password generator
+	t.Setenv("PWP__DEFAULT_LOCALE", "de")                                // read by Hush
 	s := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir()})
 	warning := regexp.MustCompile(`level=WARN msg="these Password Pusher settings are set but Hush does not support them; they have no effect" settings="([^"]*)"`)
 	m := warning.FindAllStringSubmatch(s.log.String(), -1)

@@ -70,6 +70,7 @@ type Config struct {
 	// endpoints be http URLs and reach private, loopback and link-local
 	// addresses (docs/decisions.md, D49).
 	WebhookAllowPrivate bool
+	UntranslatedLang    string // a PWP__DEFAULT_LOCALE without a translation yet: English stands in for it
 }
 
 // serveFlag ties a command-line flag of `hush serve` to its environment variable.

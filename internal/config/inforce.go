@@ -56,6 +56,7 @@ func (c *Config) InForce() []Setting {
 		Setting{"PWP__PURGE_AFTER", purgeShown(c)},
 		Setting{"PWP__ALLOW_ANONYMOUS", fmt.Sprint(c.Push.AllowAnonymous)},
 		Setting{"PWP__DISABLE_SIGNUPS", fmt.Sprint(c.DisableSignups)},
+		Setting{"PWP__DEFAULT_LOCALE", localeShown(c)},
 		Setting{"PWP__DISABLE_LOGINS", fmt.Sprint(c.DisableLogins)},
 		Setting{"PWP__REQUIRE_MFA", fmt.Sprint(c.RequireTwoFactor)},
 		Setting{"PWP__ENABLE_FILE_PUSHES", fmt.Sprint(c.Push.EnableFilePushes)},
@@ -211,4 +212,15 @@ func (c *Config) mailShown() []Setting {
 		Setting{"HUSH_SMTP_DOMAIN", orNone(m.HELO, "(the host name)")},
 		Setting{"HUSH_SMTP_OPEN_TIMEOUT", m.OpenTimeout.String()},
 		Setting{"HUSH_SMTP_READ_TIMEOUT", m.ReadTimeout.String()})
+}
+
+// localeShown is the default language in force.
+func localeShown(c *Config) string {
+	switch {
+	case c.UntranslatedLang != "":
+		return "en (" + c.UntranslatedLang + " is not translated yet)"
+	case c.Push.DefaultLocale == "":
+		return "en"
+	}
+	return c.Push.DefaultLocale
 }

@@ -46,6 +46,7 @@ func usageRows() []usageRow {
 		{"PWP__PURGE_AFTER", "", "disabled", "delete expired pushes after e.g. \"3 months\" (minutes..years)"},
 		{"PWP__ALLOW_ANONYMOUS", "", "true", "allow pushes without an account"},
 		{"PWP__DISABLE_SIGNUPS", "", "false", "hide the sign-up page"},
+		{"PWP__DEFAULT_LOCALE", "", "en", "language of pages and emails when neither the address, the account nor the browser chooses one"},
 		{"PWP__DISABLE_LOGINS", "", "false", "disable web sign-in (API tokens still work)"},
 		{"PWP__REQUIRE_MFA", "", "false", "every account must set up two-factor authentication (TOTP) before anything else; API tokens of accounts without it get 403; alias HUSH_REQUIRE_2FA"},
 		{"PWP__ENABLE_FILE_PUSHES", "", "true", "enable file pushes"},

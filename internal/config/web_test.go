@@ -23,3 +23,35 @@ func TestWebSettings(t *testing.T) {
 		t.Errorf("bad value: %v", err)
 	}
 }
+
+// TestDefaultLocale: PWP__DEFAULT_LOCALE names a shipped language; one
+// Hush is to speak but has no translation of gives English, said so in
+// the settings in force; anything else stops the start.
+func TestDefaultLocale(t *testing.T) {
+	shown := func(c *Config) string {
+		for _, s := range c.InForce() {
+			if s.Name == "PWP__DEFAULT_LOCALE" {
+				return s.Value
+			}
+		}
+		return "(not shown)"
+	}
+	c := mustLoad(t, nil, nil)
+	if c.Push.DefaultLocale != "" || shown(c) != "en" {
+		t.Errorf("unset: %q, shown %q", c.Push.DefaultLocale, shown(c))
+	}
+	c = mustLoad(t, nil, map[string]string{"PWP__DEFAULT_LOCALE": "DE"})
+	if c.Push.DefaultLocale != "de" || shown(c) != "de" {
+		t.Errorf("DE: %q, shown %q", c.Push.DefaultLocale, shown(c))
+	}
+	c = mustLoad(t, nil, map[string]string{"PWP__DEFAULT_LOCALE": "fr"})
+	if c.Push.DefaultLocale != "" || shown(c) != "en (fr is not translated yet)" {
+		t.Errorf("fr: %q, shown %q", c.Push.DefaultLocale, shown(c))
+	}
+	for _, bad := range []string{"klingon", "xx", "de-DE/../", "e"} {
+		_, err := Load(nil, envMap(map[string]string{"PWP__DEFAULT_LOCALE": bad}))
+		if err == nil || !strings.Contains(err.Error(), "PWP__DEFAULT_LOCALE") || !strings.Contains(err.Error(), "en, de") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	htmltemplate "html/template"
 	"strings"
+	"sync"
 	texttemplate "text/template"
+
+	"hush/internal/i18n"
 )
 
 //go:embed templates
@@ -57,27 +60,63 @@ type message struct {
 	html *htmltemplate.Template
 }
 
-var messages = parseMessages()
+// messages are each shipped language's messages, by language code and
+// name, parsed once: their t and tn functions speak that language
+// (docs/decisions.md, D52).
+var messages = sync.OnceValue(func() map[string]map[string]message {
+	out := map[string]map[string]message{}
+	for _, l := range i18n.Languages() {
+		out[l.Code] = parseMessages(i18n.For(l.Code))
+	}
+	return out
+})
 
 // parseMessages parses each message as a set of its own (the HTML with the
-// layout).
-func parseMessages() map[string]message {
+// layout), in loc's language.
+func parseMessages(loc *i18n.Localizer) map[string]message {
+	fm := map[string]any{
+		"t":    func(key string) string { return loc.T(key, nil) },
+		"tf":   func(key string, args ...any) string { return loc.T(key, pairs(args)) },
+		"tn":   func(key string, n int, args ...any) string { return loc.N(key, n, pairs(args)) },
+		"lang": func() i18n.Language { return loc.Lang() },
+	}
 	out := map[string]message{}
 	for _, name := range []string{TemplateReset, TemplateConfirm, TemplateNotify, TemplateReceipt} {
 		out[name] = message{
-			text: texttemplate.Must(texttemplate.New(name).ParseFS(templateFS, "templates/"+name+".txt")),
-			html: htmltemplate.Must(htmltemplate.New(name).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")),
+			text: texttemplate.Must(texttemplate.New(name).Funcs(fm).ParseFS(templateFS, "templates/"+name+".txt")),
+			html: htmltemplate.Must(htmltemplate.New(name).Funcs(fm).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")),
 		}
 	}
 	return out
 }
 
-// Render writes the message name for data, without its recipient: the
+// pairs reads name, value, name, value … into a map.
+func pairs(args []any) map[string]any {
+	if len(args) < 2 {
+		return nil
+	}
+	m := make(map[string]any, len(args)/2)
+	for i := 0; i+1 < len(args); i += 2 {
+		if k, ok := args[i].(string); ok {
+			m[k] = args[i+1]
+		}
+	}
+	return m
+}
+
+// Render writes the message name for data in the default language
+// (RenderIn).
+func Render(name string, data any) (Message, error) {
+	return RenderIn(i18n.Default, name, data)
+}
+
+// RenderIn writes the message name for data in the shipped language lang
+// (the default language when lang is not one), without its recipient: the
 // subject and the text from the plain-text template, the HTML (every value
 // escaped) from the HTML one.
-func Render(name string, data any) (Message, error) {
+func RenderIn(lang, name string, data any) (Message, error) {
 	var m Message
-	tm, ok := messages[name]
+	tm, ok := messages()[i18n.For(lang).Lang().Code][name]
 	if !ok {
 		return m, fmt.Errorf("mail: no message %q", name)
 	}

@@ -42,3 +42,30 @@ func TestRender(t *testing.T) {
 		t.Errorf("link in HTML:\n%s", m.HTML)
 	}
 }
+
+// TestRenderIn: the notify message in German, with its values escaped in
+// the HTML; a language that is not shipped gives English.
+func TestRenderIn(t *testing.T) {
+	data := mail.NotifyData{Origin: "https://h.example", From: `<b>a@b.example</b>`, Link: "https://h.example/de/p/t", Limits: "7 Tage oder 5 Aufrufe", Passphrase: true}
+	m, err := mail.RenderIn("de", mail.TemplateNotify, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Subject != "<b>a@b.example</b> hat ein Geheimnis mit Ihnen geteilt" {
+		t.Errorf("subject %q", m.Subject)
+	}
+	for _, want := range []string{"über Hush unter https://h.example ein Geheimnis", "Der Link gilt für 7 Tage oder 5 Aufrufe;",
+		"Es ist durch eine Passphrase geschützt", "Gesendet von Hush"} {
+		if !strings.Contains(m.Text+m.HTML, want) {
+			t.Errorf("lacks %q:\n%s\n%s", want, m.Text, m.HTML)
+		}
+	}
+	if strings.Contains(m.HTML, "<b>a@b") || !strings.Contains(m.HTML, `<html lang="de" dir="ltr">`) {
+		t.Errorf("HTML:\n%s", m.HTML)
+	}
+	en, err := mail.RenderIn("xx", mail.TemplateNotify, data)
+	if err != nil || !strings.Contains(en.Text, "shared a secret with you through Hush at https://h.example.") ||
+		!strings.Contains(en.HTML, `<html lang="en" dir="ltr">`) {
+		t.Errorf("fallback: %v\n%s", err, en.Text)
+	}
+}

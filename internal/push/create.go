@@ -51,6 +51,7 @@ type Draft struct {
 	FileCount         int
 	NotifyTo          []string // recipients of the secret link, by email
 	NotifyLocale      string
+	Locale            string // push_locale, as a shipped language writes it
 }
 
 // CreateRequest is a create as its sender asked for it, in typed values: a
@@ -79,6 +80,9 @@ type CreateRequest struct {
 	// docs/decisions.md, D16).
 	NotifyEmailsTo       string
 	NotifyEmailsToLocale string
+	// PushLocale is push_locale: the language of the recipient's pages and
+	// emails; "" leaves it to the recipient.
+	PushLocale string
 	// ReceiptOnView, ReceiptOnFailedPassphrase and ReceiptOnExpire ask for
 	// the owner's read receipts; nil takes the owner's default.
 	ReceiptOnView             *bool
@@ -152,6 +156,7 @@ func Validate(r *CreateRequest, s *Settings) (*Draft, error) {
 		errs.Add("files", fmt.Sprintf("You can only attach up to %d files per push.", s.MaxFileUploads))
 	}
 	d.NotifyTo, d.NotifyLocale = validateNotify(r, s, errs)
+	d.Locale = validateLocale(r.PushLocale, s, errs)
 	validateReceipts(r, s, errs)
 	d.ExpireAfterDays, d.ExpireAfter = expiry(r, s, d.Kind)
 	d.ExpireAfterViews = ks.ExpireAfterViewsDefault
@@ -253,4 +258,21 @@ func validURL(s string) bool {
 	}
 	scheme := strings.ToLower(u.Scheme)
 	return scheme == "http" || scheme == "https"
+}
+
+// validateLocale checks push_locale against the instance's languages and
+// returns it as the instance writes it (pt-br is pt-BR); "" when absent.
+// An unknown one is refused, and the refusal names the languages there
+// are (docs/decisions.md, D53).
+func validateLocale(l string, s *Settings, errs FieldErrors) string {
+	if l == "" {
+		return ""
+	}
+	for _, c := range s.Locales {
+		if strings.EqualFold(c, l) {
+			return c
+		}
+	}
+	errs.Add("push_locale", "is not a supported language; use one of: "+strings.Join(s.Locales, ", "))
+	return ""
 }

@@ -94,8 +94,9 @@ func ParseRecipients(list string, max int) ([]string, []string) {
 var localeTag = regexp.MustCompile(`^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$`)
 
 // ValidLocale reports whether s is a locale notify_emails_to_locale may
-// name. Hush writes its messages in English whatever the locale
-// (docs/decisions.md, D37); the locale is checked, not used.
+// name. Where it names a shipped language and the push has none of its
+// own, the message is written in it (docs/decisions.md, D53); otherwise it
+// is checked, not used (D37).
 func ValidLocale(s string) bool { return len(s) <= 16 && localeTag.MatchString(s) }
 
 // validateNotify checks the e-mail notification fields of a create: on an

@@ -33,6 +33,7 @@ type Push struct {
 	FileCount         int      // attached files
 	Receipts          Receipts // what the owner is emailed about
 	NotifyCount       int      // recipients the link was emailed to
+	Locale            string   // the language of its recipient pages and emails (push_locale); "": the recipient's own
 	Expired           bool
 	Deleted           bool // expired by hand
 	ExpiredOn         time.Time
@@ -78,6 +79,15 @@ func (p *Push) LimitsReached(now time.Time) bool {
 // SecretURL is the link of a push at origin (scheme://host): /p/<token>,
 // with /r after it when the push has the retrieval step.
 func SecretURL(origin, token string, retrievalStep bool) string {
+	return LocaleURL(origin, "", token, retrievalStep)
+}
+
+// LocaleURL is SecretURL under the path prefix of a language
+// (<origin>/de/p/<token>); locale "" leaves it out (docs/decisions.md, D53).
+func LocaleURL(origin, locale, token string, retrievalStep bool) string {
+	if locale != "" {
+		origin += "/" + locale
+	}
 	u := origin + "/p/" + token
 	if retrievalStep {
 		u += "/r"
@@ -105,7 +115,10 @@ type User struct {
 	// ReceiptsDefault are the receipts its new pushes ask for unless told
 	// otherwise.
 	ReceiptsDefault Receipts
-	CreatedAt       time.Time
+	// Language is the language the account chose for its pages; "": its
+	// browser's (docs/decisions.md, D53).
+	Language  string
+	CreatedAt time.Time
 	// Admin is true for an account that may use the admin pages.
 	Admin bool
 	// DisabledAt is when an admin disabled the account; zero while it is

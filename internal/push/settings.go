@@ -38,6 +38,12 @@ type Settings struct {
 	Receipts bool
 	// Generator is the create page's password generator defaults.
 	Generator Generator
+	// Locales are the codes of the languages push_locale may name: the
+	// shipped ones (docs/decisions.md, D53). Empty refuses every push_locale.
+	Locales []string
+	// DefaultLocale is the language of pages and emails when nothing else
+	// chooses one (PWP__DEFAULT_LOCALE); "" is English.
+	DefaultLocale string
 }
 
 // DefaultKindSettings are the values every kind ships with.

@@ -96,7 +96,7 @@ func (s *Service) sealAndStore(ctx context.Context, p *push.Push, d *push.Draft,
 		if err != nil {
 			return nil, err
 		}
-		n, err := s.notice(in.User, p, d.NotifyTo, in.Origin, s.event(push.EventCreationEmailSend, in.User, in.Meta, now))
+		n, err := s.notice(in.User, p, d.NotifyTo, d.NotifyLocale, in.Origin, s.event(push.EventCreationEmailSend, in.User, in.Meta, now))
 		if err != nil {
 			return nil, err
 		}
@@ -119,6 +119,7 @@ func (s *Service) newPush(ctx context.Context, u *push.User, d *push.Draft, now 
 		ExpireAfterViews:  d.ExpireAfterViews,
 		DeletableByViewer: d.DeletableByViewer,
 		RetrievalStep:     d.RetrievalStep,
+		Locale:            d.Locale,
 		CreatedAt:         now,
 		UpdatedAt:         now,
 	}

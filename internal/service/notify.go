@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"hush/internal/i18n"
 	"hush/internal/mail"
 	"hush/internal/push"
 	"hush/internal/store"
@@ -45,7 +46,10 @@ func (s *Service) anonymousEmailErrors(req *push.CreateRequest) push.FieldErrors
 
 // notice writes the messages that bring p's link to the addresses to, for
 // the outbox, with the audit entry ev; nil when there is nobody to write to.
-func (s *Service) notice(u *push.User, p *push.Push, to []string, origin string, ev push.Event) (*store.Notice, error) {
+// They are in the push's language, else in locale (notify_emails_to_locale)
+// where it names a shipped language, else in the instance's default; the
+// link carries the language that was named (docs/decisions.md, D53).
+func (s *Service) notice(u *push.User, p *push.Push, to []string, locale, origin string, ev push.Event) (*store.Notice, error) {
 	if len(to) == 0 {
 		return nil, nil
 	}
@@ -53,8 +57,16 @@ func (s *Service) notice(u *push.User, p *push.Push, to []string, origin string,
 	if u == nil || origin == "" || p.URLToken == "" {
 		return nil, fmt.Errorf("notify: an owner, an origin and the link are needed")
 	}
-	msg, err := mail.Render(mail.TemplateNotify, mail.NotifyData{Origin: origin, From: u.Email,
-		Link: push.SecretURL(origin, p.URLToken, p.RetrievalStep), Limits: limitsText(p), Passphrase: p.HasPassphrase})
+	named := p.Locale
+	if l, ok := i18n.Lookup(locale); ok && named == "" {
+		named = l.Code
+	}
+	lang := named
+	if lang == "" {
+		lang = s.settings.DefaultLocale
+	}
+	msg, err := mail.RenderIn(lang, mail.TemplateNotify, mail.NotifyData{Origin: origin, From: u.Email,
+		Link: push.LocaleURL(origin, named, p.URLToken, p.RetrievalStep), Limits: limitsText(i18n.For(lang), p), Passphrase: p.HasPassphrase})
 	if err != nil {
 		return nil, err
 	}
@@ -71,26 +83,19 @@ func (s *Service) notice(u *push.User, p *push.Push, to []string, origin string,
 	return n, nil
 }
 
-// limitsText says, for a recipient, how long a push lasts: "7 days or 5
-// views", "15 minutes or 1 view".
-func limitsText(p *push.Push) string {
+// limitsText says, for a recipient in loc's language, how long a push
+// lasts: "7 days or 5 views", "15 minutes or 1 view".
+func limitsText(loc *i18n.Localizer, p *push.Push) string {
 	var d string
 	switch {
 	case p.ExpireAfter > 0 && p.ExpireAfter < time.Hour:
-		d = plural(int(p.ExpireAfter/time.Minute), "minute")
+		d = loc.N("duration.minutes", int(p.ExpireAfter/time.Minute), nil)
 	case p.ExpireAfter > 0:
-		d = plural(int(p.ExpireAfter/time.Hour), "hour")
+		d = loc.N("duration.hours", int(p.ExpireAfter/time.Hour), nil)
 	default:
-		d = plural(p.ExpireAfterDays, "day")
+		d = loc.N("duration.days", p.ExpireAfterDays, nil)
 	}
-	return d + " or " + plural(p.ExpireAfterViews, "view")
-}
-
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return fmt.Sprintf("%d %ss", n, unit)
+	return loc.T("limits", map[string]any{"Time": d, "Views": loc.N("views.count", p.ExpireAfterViews, nil)})
 }
 
 // NotifyInput is one request to email a push's link to more recipients.
@@ -141,7 +146,7 @@ func (s *Service) NotifyEmails(ctx context.Context, in NotifyInput) error {
 	if err != nil {
 		return err
 	}
-	n, err := s.notice(in.User, p, to, in.Origin, s.event(push.EventCreationEmailSend, in.User, in.Meta, now))
+	n, err := s.notice(in.User, p, to, in.Locale, in.Origin, s.event(push.EventCreationEmailSend, in.User, in.Meta, now))
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"time"
 
+	"hush/internal/i18n"
 	"hush/internal/mail"
 	"hush/internal/push"
 	"hush/internal/secure"
@@ -256,6 +257,23 @@ func (s *Service) SetPassword(ctx context.Context, email, password string) (*pus
 	}
 	u.PasswordHash, u.AuthEpoch = hash, epoch
 	return u, nil
+}
+
+// SetLanguage stores the language u chose for its pages: a shipped
+// language's code, or "" for its browser's (docs/decisions.md, D53).
+func (s *Service) SetLanguage(ctx context.Context, u *push.User, code string) error {
+	if code != "" {
+		l, ok := i18n.Lookup(code)
+		if !ok {
+			return push.FieldErrors{"preferred_language": {"is not a supported language"}}.Err()
+		}
+		code = l.Code
+	}
+	if err := s.store.SetLanguage(ctx, u.ID, code, s.Now()); err != nil {
+		return err
+	}
+	u.Language = code
+	return nil
 }
 
 // SetReceiptsDefault stores the receipts u's new pushes ask for unless told

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"hush/internal/blob"
+	"hush/internal/i18n"
 	"hush/internal/push"
 	"hush/internal/secure"
 	"hush/internal/store"
@@ -122,6 +123,10 @@ func New(d Deps, l Limits) *Service {
 	}
 	if s.log == nil {
 		s.log = discardLogger
+	}
+	if s.settings.Locales == nil {
+		// push_locale names a shipped language (docs/decisions.md, D53).
+		s.settings.Locales = i18n.Codes()
 	}
 	if s.clock == nil {
 		s.clock = time.Now

@@ -13,7 +13,7 @@ import (
 const pushColumns = `id, token_key, token_sealed, kind, user_id, name, note, payload, passphrase_salt,
 	expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
 	view_count, log_count, expired, deleted, expired_on, created_at, updated_at, file_count, expires_at,
-	receipts, notify_count`
+	receipts, notify_count, locale`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -29,7 +29,7 @@ func scanPush(row scanner) (*push.Push, error) {
 	err := row.Scan(&p.ID, &key, &p.TokenSealed, &kind, &userID, &p.Name, &p.NoteSealed, &p.PayloadSealed,
 		&p.PassphraseSalt, &p.ExpireAfterDays, &p.ExpireAfterViews, &deletable, &retrieval,
 		&p.ViewCount, &p.LogCount, &expired, &deleted, &expiredOn, &createdAt, &updatedAt, &p.FileCount, &expires,
-		&p.Receipts, &p.NotifyCount)
+		&p.Receipts, &p.NotifyCount, &p.Locale)
 	if err != nil {
 		return nil, err
 	}
@@ -168,11 +168,11 @@ func insertPush(ctx context.Context, tx *Tx, p *push.Push, ev push.Event, files 
 	var ids inserted
 	err := tx.QueryRowContext(ctx, `INSERT INTO pushes (token_key, token_sealed, kind, user_id, name, note, payload,
 		passphrase_salt, expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
-		log_count, expires_at, created_at, updated_at, file_count, receipts)
-		VALUES ($1, $15, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $13, $13, $14, $16) RETURNING id`,
+		log_count, expires_at, created_at, updated_at, file_count, receipts, locale)
+		VALUES ($1, $15, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $13, $13, $14, $16, $17) RETURNING id`,
 		p.TokenKey, string(p.Kind), nullInt(p.UserID), p.Name, p.NoteSealed, p.PayloadSealed,
 		p.PassphraseSalt, p.ExpireAfterDays, p.ExpireAfterViews, deletable, b2i(p.RetrievalStep),
-		ms(p.ExpiresAt()), ms(p.CreatedAt), len(files), p.TokenSealed, int(p.Receipts)).Scan(&ids.push)
+		ms(p.ExpiresAt()), ms(p.CreatedAt), len(files), p.TokenSealed, int(p.Receipts), p.Locale).Scan(&ids.push)
 	if isUniqueViolation(err) {
 		return ids, push.Errorf(push.CodeConflict, "url_token has already been taken")
 	}

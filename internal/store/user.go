@@ -71,7 +71,7 @@ func (s *Store) UserByTokenDigest(ctx context.Context, digest string) (*push.Use
 }
 
 // userColumns are what a push.User is read from (scanUser).
-const userColumns = `id, email, password_hash, auth_epoch, created_at, confirm_pending, receipts_default, admin, disabled_at, totp_enabled_at`
+const userColumns = `id, email, password_hash, auth_epoch, created_at, confirm_pending, receipts_default, admin, disabled_at, totp_enabled_at, preferred_language`
 
 // userColumnsOf is userColumns of the table aliased a.
 func userColumnsOf(a string) string {
@@ -86,7 +86,7 @@ func scanUser(row scanner, extra ...any) (*push.User, error) {
 		pending, admin    int
 		disabled, twoFrom sql.NullInt64
 	)
-	dest := append([]any{&u.ID, &u.Email, &u.PasswordHash, &u.AuthEpoch, &at, &pending, &u.ReceiptsDefault, &admin, &disabled, &twoFrom}, extra...)
+	dest := append([]any{&u.ID, &u.Email, &u.PasswordHash, &u.AuthEpoch, &at, &pending, &u.ReceiptsDefault, &admin, &disabled, &twoFrom, &u.Language}, extra...)
 	err := row.Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, push.Errorf(push.CodeNotFound, "no such user")

@@ -41,6 +41,13 @@ func (s *Store) SetConfirmDigest(ctx context.Context, userID int64, digest strin
 	return err == nil, err
 }
 
+// SetLanguage stores the language the user chose for its pages ("": its
+// browser's).
+func (s *Store) SetLanguage(ctx context.Context, userID int64, code string, now time.Time) error {
+	return s.userChange(ctx, `UPDATE users SET preferred_language = $2, updated_at = $3 WHERE id = $1`,
+		userID, code, ms(now))
+}
+
 // SetReceiptsDefault stores the receipts the user's new pushes ask for.
 func (s *Store) SetReceiptsDefault(ctx context.Context, userID int64, r push.Receipts, now time.Time) error {
 	return s.userChange(ctx, `UPDATE users SET receipts_default = $2, updated_at = $3 WHERE id = $1`,

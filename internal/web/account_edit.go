@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"hush/internal/i18n"
 	"hush/internal/push"
 )
 
@@ -12,9 +13,11 @@ import (
 type accountView struct {
 	Email     string
 	Notice    string
-	Receipts  []receiptBox // the default receipts of new pushes; nil where the server sends no email
-	TwoFactor bool         // the second factor is on
-	Webhooks  bool         // the server delivers webhooks
+	Receipts  []receiptBox    // the default receipts of new pushes; nil where the server sends no email
+	TwoFactor bool            // the second factor is on
+	Language  string          // the account's language for its pages; "": its browser's
+	Languages []i18n.Language // the languages to choose from
+	Webhooks  bool            // the server delivers webhooks
 }
 
 // receiptBox is one receipt's checkbox.
@@ -54,7 +57,27 @@ func formReceipts(f url.Values) push.Receipts {
 // view is the account page of u.
 func (s *Server) accountView(u *push.User) accountView {
 	return accountView{Email: u.Email, Receipts: s.receiptBoxes(u.ReceiptsDefault), TwoFactor: u.HasTwoFactor(),
-		Webhooks: s.svc.WebhooksEnabled()}
+		Language: u.Language, Languages: i18n.Languages(), Webhooks: s.svc.WebhooksEnabled()}
+}
+
+// setLanguage serves POST /users/language: the language of the account's
+// pages, "" for its browser's (docs/decisions.md, D53). The page that
+// answers is already in it.
+func (s *Server) setLanguage(w http.ResponseWriter, r *http.Request) error {
+	u := s.requireUser(w, r)
+	if u == nil {
+		return nil
+	}
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	if err := s.svc.SetLanguage(r.Context(), u, r.PostForm.Get("preferred_language")); err != nil {
+		return err
+	}
+	v := s.accountView(u)
+	v.Notice = "Your language has been saved."
+	s.render(w, r, "edit.html", page{Title: "Your account", User: u, Data: v})
+	return nil
 }
 
 // accountForm serves GET /users/edit: change password, delete account.

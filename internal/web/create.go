@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"hush/internal/httpx"
+	"hush/internal/i18n"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -43,6 +44,8 @@ type createView struct {
 	Receipts      []receiptBox // signed in, where the server sends email: the owner's receipts
 	Notify        bool         // signed in, where links may be emailed: the recipients field
 	NotifyTo      string
+	PushLocale    string          // the language of the recipient's page and email ("": the recipient's own)
+	Languages     []i18n.Language // the languages push_locale may name
 	Errors        map[string][]string
 	PayloadLimit  int            // the characters a payload may have (0: no limit), for the counter
 	Gen           push.Generator // the password generator's defaults, for the text kind
@@ -92,6 +95,7 @@ func (s *Server) newCreateView(kind push.Kind, u *push.User) createView {
 		RetrievalStep: ks.RetrievalStepDefault,
 		Deletable:     ks.DeletableDefault,
 		MaxFiles:      set.MaxFileUploads,
+		Languages:     i18n.Languages(),
 		FileLimits:    "at most " + humanSize(s.svc.MaxFileSize()) + " each and " + humanSize(s.svc.MaxPushSize()) + " in all",
 		PayloadLimit:  payloadLimit(kind),
 		Gen:           set.Generator,
@@ -154,6 +158,7 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 		v.Duration = f.Get("expire_after_duration")
 		v.RetrievalStep, v.Deletable = f.Has("retrieval_step"), f.Has("deletable_by_viewer")
 		v.NotifyTo = f.Get("notify_emails_to")
+		v.PushLocale = f.Get("push_locale")
 		if v.Receipts != nil {
 			v.Receipts = s.receiptBoxes(formReceipts(f))
 		}
@@ -176,7 +181,7 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 func formRequest(f url.Values, kind push.Kind, u *push.User) *push.CreateRequest {
 	errs := push.FieldErrors{}
 	req := &push.CreateRequest{Kind: &kind, Payload: f.Get("payload"), Passphrase: f.Get("passphrase"),
-		Name: f.Get("name"), Errors: errs}
+		Name: f.Get("name"), PushLocale: strings.TrimSpace(f.Get("push_locale")), Errors: errs}
 	req.ExpireAfterDays = formInt(f, "expire_after_days", errs)
 	req.ExpireAfterViews = formInt(f, "expire_after_views", errs)
 	if code, err := strconv.Atoi(f.Get("expire_after_duration")); err == nil && code >= 0 && code < len(push.SubDayDurations) {

@@ -121,13 +121,14 @@ func (c *client) post(path string, form url.Values, hdr ...string) resp {
 
 // fields are the fields of a push made for a test, as a form would send
 // them: kind, payload, note, name, passphrase, expire_after_days,
-// expire_after_views, deletable_by_viewer, retrieval_step.
+// expire_after_views, deletable_by_viewer, retrieval_step, push_locale.
 type fields map[string]string
 
 // create makes a push through the service; u may be nil.
 func (h *harness) create(u *push.User, f fields) string {
 	h.t.Helper()
-	req := &push.CreateRequest{Payload: f["payload"], Note: f["note"], Name: f["name"], Passphrase: f["passphrase"]}
+	req := &push.CreateRequest{Payload: f["payload"], Note: f["note"], Name: f["name"], Passphrase: f["passphrase"],
+		PushLocale: f["push_locale"]}
 	if k, ok := f["kind"]; ok {
 		kind := push.Kind(k)
 		req.Kind = &kind

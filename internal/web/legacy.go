@@ -24,7 +24,9 @@ func (s *Server) fallback(w http.ResponseWriter, r *http.Request) error {
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
 		if to, route, ok := httpx.LegacyPage(r.URL.Path); ok {
 			httpx.SetRoute(r, route)
-			http.Redirect(w, r, to, http.StatusMovedPermanently)
+			// Under a shipped language's prefix (/de/f/<token>), the
+			// prefix stays.
+			http.Redirect(w, r, langPath(r, to), http.StatusMovedPermanently)
 			return nil
 		}
 	}

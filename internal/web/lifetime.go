@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"hush/internal/push"
@@ -20,17 +21,23 @@ func count(n int, one, many string) string {
 // that lasts less than a day (docs/decisions.md, D4), the hours or minutes
 // left, a part counting as one.
 func timeLeft(p *push.Push, now time.Time) string {
+	n, unit := remaining(p, now)
+	return count(n, strings.TrimSuffix(unit, "s"), unit)
+}
+
+// remaining is timeLeft as a count and its unit: days, hours or minutes.
+func remaining(p *push.Push, now time.Time) (int, string) {
 	if p.ExpireAfter == 0 {
-		return count(p.DaysRemaining(now), "day", "days")
+		return p.DaysRemaining(now), "days"
 	}
 	if now.Before(p.CreatedAt) {
 		now = p.CreatedAt
 	}
 	left := max(p.ExpiresAt().Sub(now), 0)
 	if left >= time.Hour {
-		return count(int((left+time.Hour-1)/time.Hour), "hour", "hours")
+		return int((left + time.Hour - 1) / time.Hour), "hours"
 	}
-	return count(int((left+time.Minute-1)/time.Minute), "minute", "minutes")
+	return int((left + time.Minute - 1) / time.Minute), "minutes"
 }
 
 // lifetime says, for people, the time limit a push was given: "7 days",

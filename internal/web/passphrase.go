@@ -4,6 +4,7 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+	"time"
 
 	"hush/internal/push"
 	"hush/internal/service"
@@ -23,9 +24,9 @@ func (s *Server) passphraseForm(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case p == nil:
 	case !p.HasPassphrase:
-		redirect(w, r, "/p/"+p.URLToken)
+		redirect(w, r, langPath(r, "/p/"+p.URLToken))
 	default:
-		s.render(w, r, "passphrase.html", page{Title: "Passphrase required",
+		s.render(w, r, "passphrase.html", page{TitleKey: "passphrase.title",
 			Data: passphraseView{Token: p.URLToken, Stamp: s.svc.ViewStamp(p)}})
 	}
 	return nil
@@ -47,8 +48,9 @@ func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) error 
 		v := r.PostForm.Get("stamp")
 		stamp = &v
 	}
+	loc := s.localizer(r)
 	again := func(status int, msg string, e *push.Error) {
-		p := page{Title: "Passphrase required", Data: passphraseView{Token: token, Stamp: r.PostForm.Get("stamp")}, Error: msg, Status: status}
+		p := page{TitleKey: "passphrase.title", Data: passphraseView{Token: token, Stamp: r.PostForm.Get("stamp")}, Error: msg, Status: status}
 		if e != nil {
 			p.RetryAfter = e.RetryAfter
 		}
@@ -56,7 +58,7 @@ func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) error 
 	}
 	pass := r.PostForm.Get("passphrase")
 	if pass == "" {
-		again(http.StatusUnprocessableEntity, "Please enter the passphrase.", nil)
+		again(http.StatusUnprocessableEntity, loc.T("passphrase.missing", nil), nil)
 		return nil
 	}
 	var qr template.HTML
@@ -66,11 +68,13 @@ func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) error 
 	var e *push.Error
 	switch {
 	case errors.Is(err, service.ErrPassphrase):
-		again(http.StatusUnauthorized, "That passphrase is incorrect. Please try again.", nil)
+		again(http.StatusUnauthorized, loc.T("passphrase.wrong", nil), nil)
 	case errors.Is(err, service.ErrStale):
-		s.stalePage(w, r, "/p/"+token+"/passphrase", true)
+		s.stalePage(w, r, langPath(r, "/p/"+token+"/passphrase"), true)
 	case errors.As(err, &e) && e.Code == push.CodeTooMany:
-		again(http.StatusTooManyRequests, e.Message, e)
+		// The wait in whole minutes, a part counting as one, as the
+		// service words it.
+		again(http.StatusTooManyRequests, loc.N("passphrase.too_many", max(1, int((e.RetryAfter+time.Minute-1)/time.Minute)), nil), e)
 	case err != nil:
 		return err
 	default:

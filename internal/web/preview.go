@@ -4,7 +4,6 @@ import (
 	"html/template"
 	"net/http"
 
-	"hush/internal/httpx"
 	"hush/internal/push"
 )
 
@@ -45,7 +44,7 @@ func shareMessage(link string, p *push.Push) string {
 
 // secretURL is the link a recipient opens.
 func (s *Server) secretURL(r *http.Request, p *push.Push) string {
-	return httpx.SecretURL(s.origin(r), p.URLToken, p.RetrievalStep)
+	return push.LocaleURL(s.origin(r), p.Locale, p.URLToken, p.RetrievalStep)
 }
 
 // preview serves GET /p/{token}/preview: the secret link with a copy button

@@ -46,7 +46,9 @@ func TestExpiredAndUnknownAreIdentical(t *testing.T) {
 		unknown := c.get(strings.Replace(path, tok, "no-such-token", 1))
 		expired.expect(t, http.StatusOK)
 		unknown.expect(t, http.StatusOK)
-		if expired.body != unknown.body {
+		// The language switch links the page's own address, so the token
+		// shows in both; nothing else may differ.
+		if strings.ReplaceAll(expired.body, tok, "no-such-token") != unknown.body {
 			t.Errorf("%s: expired and unknown pages differ:\n%s\n---\n%s", path, expired.body, unknown.body)
 		}
 		expired.has(t, "<h1>This secret link has expired</h1>")

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"html/template"
 	"io/fs"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"hush/internal/httpx"
+	"hush/internal/i18n"
 	"hush/internal/push"
 )
 
@@ -20,6 +23,18 @@ var templateFS embed.FS
 
 // templates maps a page file name to its template set (layout + page).
 type templates map[string]*template.Template
+
+// pageSets are the templates of each shipped language, by its code: each
+// set's t, tf and tn speak that language (langFuncs). They are parsed once and
+// shared by every Server; executing a parsed template is safe for
+// concurrent use.
+var pageSets = sync.OnceValue(func() map[string]templates {
+	out := map[string]templates{}
+	for _, l := range i18n.Languages() {
+		out[l.Code] = parseTemplates(i18n.For(l.Code))
+	}
+	return out
+})
 
 var funcs = template.FuncMap{
 	"date": func(t time.Time) string {
@@ -53,18 +68,22 @@ var funcs = template.FuncMap{
 	},
 }
 
-func parseTemplates() templates {
+// parseTemplates parses every page for the language of loc.
+func parseTemplates(loc *i18n.Localizer) templates {
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		panic(err)
 	}
 	t := templates{}
+	fm := template.FuncMap{}
+	maps.Copy(fm, funcs)
+	maps.Copy(fm, langFuncs(loc))
 	for _, n := range names {
 		base := strings.TrimPrefix(n, "templates/")
 		if base == "layout.html" {
 			continue
 		}
-		t[base] = template.Must(template.New(base).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n))
+		t[base] = template.Must(template.New(base).Funcs(fm).ParseFS(templateFS, "templates/layout.html", n))
 	}
 	return t
 }
@@ -86,6 +105,18 @@ type page struct {
 	RetryAfter time.Duration
 	Brand      *brandView // the operator's branding (brand.go)
 	Disclaimer bool       // the page shows the brand's disclaimer
+
+	// TitleKey, when set, is the catalog key of the title, which render
+	// writes into Title in the page's language.
+	TitleKey string
+	// NoSwitch leaves out the language switch: on a page whose address
+	// cannot be opened again without a cost (the secret, which a view
+	// claimed).
+	NoSwitch bool
+
+	Lang      i18n.Language // the page's language: <html lang dir>
+	Prefix    string        // the request's language prefix ("/de"), kept by the recipient's links
+	Languages []langLink    // the footer's language switch
 }
 
 // render writes a page with the status p.Status (200 when 0).
@@ -105,8 +136,19 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p p
 	p.Mail, p.Confirm = s.svc.MailEnabled(), s.svc.ConfirmEmail()
 	p.Brand = &s.brand
 	p.Disclaimer = name == "create.html" || name == "secret.html"
+	loc := s.localizer(r)
+	p.Lang = loc.Lang()
+	if code := pathLang(r); code != "" {
+		p.Prefix = "/" + code
+	}
+	if !p.NoSwitch {
+		p.Languages = languageSwitch(r, p.Lang.Code)
+	}
+	if p.TitleKey != "" {
+		p.Title = loc.T(p.TitleKey, nil)
+	}
 	var buf bytes.Buffer
-	t, ok := s.pages[name]
+	t, ok := s.pages[p.Lang.Code][name]
 	if !ok {
 		s.log.Error("missing template", "name", name)
 		http.Error(w, "internal error", http.StatusInternalServerError)
@@ -136,7 +178,7 @@ func (s *Server) renderError(w http.ResponseWriter, r *http.Request, status int,
 // expiredPage is the one page for expired and unknown links (200), so that a
 // link's existence is never revealed.
 func (s *Server) expiredPage(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, "expired.html", page{Title: "This secret link has expired"})
+	s.render(w, r, "expired.html", page{TitleKey: "expired.title"})
 }
 
 // fail maps an error to a page: the one place where codes meet statuses.

@@ -25,7 +25,7 @@ type retrievalView struct {
 // It uses no view, so link previewers and mail scanners never burn a secret.
 func (s *Server) retrievalStep(w http.ResponseWriter, r *http.Request) error {
 	if p := s.activePush(w, r); p != nil {
-		s.render(w, r, "retrieval.html", page{Title: "You have been sent a secret", Data: retrievalView{
+		s.render(w, r, "retrieval.html", page{TitleKey: "retrieval.title", Data: retrievalView{
 			Token: p.URLToken, Stamp: s.svc.ViewStamp(p), Passphrase: p.HasPassphrase, URL: p.Kind == push.KindURL}})
 	}
 	return nil
@@ -44,7 +44,7 @@ func (s *Server) revealSubmit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if p.HasPassphrase && !p.Expired && !p.LimitsReached(s.svc.Now()) {
-		redirect(w, r, "/p/"+token+"/passphrase")
+		redirect(w, r, langPath(r, "/p/"+token+"/passphrase"))
 		return nil
 	}
 	// An expired push is the service's to answer, as show's: the attempt
@@ -56,7 +56,7 @@ func (s *Server) revealSubmit(w http.ResponseWriter, r *http.Request) error {
 	res, err := s.svc.RetrieveWith(r.Context(), req)
 	switch {
 	case errors.Is(err, service.ErrStale):
-		s.stalePage(w, r, "/p/"+token+"/r", false)
+		s.stalePage(w, r, langPath(r, "/p/"+token+"/r"), false)
 	case err != nil:
 		return err
 	default:

@@ -36,7 +36,7 @@ type Server struct {
 	blur           map[push.Kind]bool      // kinds whose payload is blurred until shown
 
 	sessions *scs.SessionManager
-	pages    templates
+	pages    map[string]templates // by language code (pageSets)
 }
 
 // Options configure New.
@@ -75,7 +75,7 @@ func New(o Options) *Server {
 		inForce:        o.Settings,
 		log:            o.Log,
 		readTimeout:    o.ReadTimeout,
-		pages:          parseTemplates(),
+		pages:          pageSets(),
 	}
 	if s.readTimeout <= 0 {
 		s.readTimeout = 60 * time.Second
@@ -138,6 +138,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /users/confirmation/new", s.handle(s.confirmForm))
 	mux.Handle("POST /users/confirmation/new", s.handle(s.confirmRequest))
 	mux.Handle("POST /users/receipts", s.handle(s.receiptsDefault))
+	mux.Handle("POST /users/language", s.handle(s.setLanguage))
 
 	// The second factor.
 	mux.Handle("GET /users/two_factor", s.handle(s.twoFactorPage))
@@ -175,7 +176,7 @@ func (s *Server) Handler() http.Handler {
 		s.renderError(w, r, http.StatusForbidden, "Request refused",
 			"This form was sent from another site, so it was refused. Go back, reload the page and try again.")
 	}))
-	return securityHeaders(s.csp, s.sessions.LoadAndSave(withUserCache(csrf.Handler(s.enrolFirst(mux)))))
+	return securityHeaders(s.csp, withLangPrefix(s.sessions.LoadAndSave(withUserCache(csrf.Handler(s.enrolFirst(mux))))))
 }
 
 // enrolFirst sends an account that must set up its second factor (the

@@ -23,7 +23,7 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if p.HasPassphrase && !p.Expired && !p.LimitsReached(s.svc.Now()) {
-		http.Redirect(w, r, "/p/"+token+"/passphrase", http.StatusFound)
+		http.Redirect(w, r, langPath(r, "/p/"+token+"/passphrase"), http.StatusFound)
 		return nil
 	}
 	var qr template.HTML
@@ -44,7 +44,7 @@ func (s *Server) retrieveRequest(r *http.Request, token, passphrase string, qr *
 			if kind != push.KindQR {
 				return nil
 			}
-			svg, err := qrSVG(payload, "QR code of the secret")
+			svg, err := qrSVG(payload, s.localizer(r).T("secret.qr_label", nil))
 			if err != nil {
 				return errUndrawable
 			}
@@ -93,20 +93,22 @@ func (s *Server) showRetrieval(w http.ResponseWriter, r *http.Request, res *serv
 	}
 	// After the passphrase form, a URL push is shown as a link: the pages'
 	// CSP (form-action 'self') stops a form's redirect to another site.
+	loc := s.localizer(r)
 	v := secretView{
 		Token:     p.URLToken,
 		Kind:      string(p.Kind),
 		Payload:   *res.Payload,
-		TimeLeft:  timeLeft(p, s.svc.Now()),
+		TimeLeft:  timeLeftIn(loc, p, s.svc.Now()),
 		ViewsLeft: p.ViewsRemaining(),
 		Deletable: p.DeletableByViewer != nil && *p.DeletableByViewer && p.ViewsRemaining() > 0,
 		Blur:      s.blur[p.Kind],
 	}
 	for _, f := range res.Files {
-		v.Files = append(v.Files, fileView{Name: f.Name, Size: humanSize(f.Size), URL: httpx.FileURL(s.origin(r), f.Token, f.Name)})
+		v.Files = append(v.Files, fileView{Name: f.Name, Size: sizeIn(loc, f.Size), URL: httpx.FileURL(s.origin(r), f.Token, f.Name)})
 	}
 	v.QR = qr
-	s.render(w, r, "secret.html", page{Title: "Your secret", Data: v})
+	// The switch is left out: its links would claim another view.
+	s.render(w, r, "secret.html", page{TitleKey: "secret.title", Data: v, NoSwitch: true})
 }
 
 // humanSize writes a byte count for people: "0 bytes", "1 byte", "12.5 KiB".
