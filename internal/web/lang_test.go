@@ -28,9 +28,9 @@ func TestLanguagePrefix(t *testing.T) {
 	step := c.get("/de/p/" + tok + "/r")
 	step.expect(t, http.StatusOK)
 	step.has(t, `<html lang="de" dir="ltr">`, "<h1>Ihnen wurde ein Geheimnis geschickt</h1>",
-		`href="/de/p/`+tok+`"`, "<title>Ihnen wurde ein Geheimnis geschickt · Hush</title>")
+		`href="/de/p/`+tok+`/passphrase"`, "<title>Ihnen wurde ein Geheimnis geschickt · Hush</title>")
 	en := c.get("/p/" + tok + "/r")
-	en.has(t, `<html lang="en" dir="ltr">`, "<h1>You have been sent a secret</h1>", `href="/p/`+tok+`"`)
+	en.has(t, `<html lang="en" dir="ltr">`, "<h1>You have been sent a secret</h1>", `href="/p/`+tok+`/passphrase"`)
 
 	r := c.get("/de/p/" + tok)
 	if r.status != http.StatusFound || r.header.Get("Location") != "/de/p/"+tok+"/passphrase" {
@@ -160,7 +160,7 @@ func TestLanguageDirection(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := h.web.pages["en"]["expired.html"].ExecuteTemplate(&buf, "layout", page{Lang: ar}); err != nil {
+	if err := h.web.pages["en"]["expired.html"].ExecuteTemplate(&buf, "layout", page{Lang: ar, Brand: &h.web.brand}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), `<html lang="ar" dir="rtl">`) {
