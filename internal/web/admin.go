@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"hush/internal/i18n"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -28,7 +29,8 @@ type Setting struct {
 func (s *Server) requireAdmin(w http.ResponseWriter, r *http.Request) *push.User {
 	u := s.requireUser(w, r)
 	if u != nil && !u.Admin {
-		s.renderError(w, r, http.StatusForbidden, "Not allowed", "These pages are for administrators only.")
+		loc := s.localizer(r)
+		s.renderError(w, r, http.StatusForbidden, loc.T("admin.not_allowed", nil), loc.T("admin.only_admins", nil))
 		return nil
 	}
 	return u
@@ -61,7 +63,7 @@ func (s *Server) adminOverview(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	s.render(w, r, "admin.html", page{Title: "Administration", User: u, Data: v})
+	s.render(w, r, "admin.html", page{TitleKey: "admin.title", User: u, Data: v})
 	return nil
 }
 
@@ -84,8 +86,29 @@ func newPager(page, total int) pager {
 // adminUsersView is what admin_users.html shows.
 type adminUsersView struct {
 	Query string
-	Rows  []service.UserSummary
+	Rows  []adminUserRow
 	pager
+}
+
+// adminUserRow is one account of the list, with the catalog key of how it
+// signs in.
+type adminUserRow struct {
+	service.UserSummary
+	SignInKey string
+}
+
+// signInKey is the catalog key of how an account signs in, from the
+// summary's English words (store.UserSummary.SignsIn).
+func signInKey(methods string) string {
+	switch methods {
+	case "password and SSO":
+		return "admin.signs_in.both"
+	case "SSO":
+		return "admin.signs_in.sso"
+	case "password":
+		return "admin.signs_in.password"
+	}
+	return "admin.signs_in.none"
 }
 
 // maxQuery bounds the search text: no email is longer.
@@ -106,7 +129,11 @@ func (s *Server) adminUsers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.render(w, r, "admin_users.html", page{Title: "Accounts", User: u, Data: adminUsersView{Query: q, Rows: rows, pager: newPager(n, total)}})
+	v := adminUsersView{Query: q, Rows: make([]adminUserRow, 0, len(rows)), pager: newPager(n, total)}
+	for _, row := range rows {
+		v.Rows = append(v.Rows, adminUserRow{UserSummary: row, SignInKey: signInKey(row.SignsIn())})
+	}
+	s.render(w, r, "admin_users.html", page{TitleKey: "admin.users.title", User: u, Data: v})
 	return nil
 }
 
@@ -122,7 +149,8 @@ type adminUserView struct {
 	Target       *push.User
 	TokenCreated time.Time
 	SignIn       service.SignInMethods
-	Self         bool // the admin's own account: no actions here
+	SignInKey    string // the catalog key of SignIn.Methods
+	Self         bool   // the admin's own account: no actions here
 	Actions      []adminActionView
 }
 
@@ -157,10 +185,11 @@ func (s *Server) adminUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v := adminUserView{Target: t, TokenCreated: created, SignIn: signIn, Self: t.ID == u.ID}
+	v := adminUserView{Target: t, TokenCreated: created, SignIn: signIn, SignInKey: signInKey(signIn.Methods), Self: t.ID == u.ID}
 	if !v.Self {
+		loc := s.localizer(r)
 		for _, a := range offeredActions(t, !created.IsZero(), s.svc.MailEnabled()) {
-			v.Actions = append(v.Actions, adminActionView{Action: a, Question: adminQuestion(a, t.Email),
+			v.Actions = append(v.Actions, adminActionView{Action: a, Question: adminQuestion(loc, a, t.Email),
 				Danger: a != push.AdminEnable && a != push.AdminPromote})
 		}
 	}
@@ -194,17 +223,10 @@ func offeredActions(t *push.User, hasToken, mail bool) []push.AdminAction {
 	return append(out, push.AdminDelete)
 }
 
-// adminDone says what an action did, for the next page.
-var adminDone = map[push.AdminAction]string{
-	push.AdminDisable:        "disabled and signed out everywhere",
-	push.AdminEnable:         "enabled",
-	push.AdminDelete:         "deleted, with its pushes",
-	push.AdminRevokeSessions: "signed out everywhere",
-	push.AdminRevokeToken:    "API token revoked",
-	push.AdminPromote:        "now an administrator",
-	push.AdminDemote:         "no longer an administrator",
-	push.AdminResetTwoFactor: "two-factor authentication turned off",
-	push.AdminSendReset:      "a password reset link is on its way",
+// adminDone says what an action did, for the next page: the catalog has
+// admin.done.<action> for each, with the account's {{.Email}}.
+func adminDone(loc *i18n.Localizer, action push.AdminAction, email string) string {
+	return loc.T("admin.done."+string(action), map[string]any{"Email": email})
 }
 
 // adminAct serves POST /admin/users/{id}/{action}, once confirmed.
@@ -224,12 +246,13 @@ func (s *Server) adminAct(w http.ResponseWriter, r *http.Request) error {
 	if t == nil {
 		return err
 	}
+	loc := s.localizer(r)
 	if t.ID == u.ID {
-		s.renderError(w, r, http.StatusForbidden, "Not allowed", service.MsgNotYourOwn)
+		s.renderError(w, r, http.StatusForbidden, loc.T("admin.not_allowed", nil), loc.T("admin.not_your_own", nil))
 		return nil
 	}
 	back := "/admin/users/" + strconv.FormatInt(t.ID, 10)
-	if !s.confirmed(w, r, adminQuestion(action, t.Email), back, false) {
+	if !s.confirmed(w, r, adminQuestion(loc, action, t.Email), langPath(r, back), false) {
 		return nil
 	}
 	actor := push.AdminActor{ID: u.ID, Name: u.Email, IP: s.meta(r).IP}
@@ -246,18 +269,34 @@ func (s *Server) adminAct(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return err
 	}
-	s.flash(r, email+": "+adminDone[action]+".")
+	s.flash(r, adminDone(loc, action, email))
 	if action == push.AdminDelete {
 		back = "/admin/users"
 	}
-	redirect(w, r, back)
+	redirect(w, r, langPath(r, back))
 	return nil
 }
 
 // adminLogView is what admin_log.html shows.
 type adminLogView struct {
-	Rows []push.AdminEntry
+	Rows []adminLogRow
 	pager
+}
+
+// adminLogRow is one line of the admin log, with its action's label in the
+// page's language (the stored name where the catalog has none).
+type adminLogRow struct {
+	push.AdminEntry
+	Label string
+}
+
+// actionLabel is how the admin log names action in loc's language.
+func actionLabel(loc *i18n.Localizer, action push.AdminAction) string {
+	key := "admin.action." + string(action)
+	if l := loc.T(key, nil); l != key {
+		return l
+	}
+	return string(action)
 }
 
 // adminLog serves GET /admin/log: who did what to which account, when.
@@ -271,6 +310,11 @@ func (s *Server) adminLog(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.render(w, r, "admin_log.html", page{Title: "Admin log", User: u, Data: adminLogView{Rows: rows, pager: newPager(n, total)}})
+	loc := s.localizer(r)
+	v := adminLogView{Rows: make([]adminLogRow, 0, len(rows)), pager: newPager(n, total)}
+	for _, e := range rows {
+		v.Rows = append(v.Rows, adminLogRow{AdminEntry: e, Label: actionLabel(loc, e.Action)})
+	}
+	s.render(w, r, "admin_log.html", page{TitleKey: "admin.log.title", User: u, Data: v})
 	return nil
 }

@@ -111,7 +111,7 @@ func TestBrowserAccounts(t *testing.T) {
 	// Bob's open page is signed out at once.
 	b.do(bob, chromedp.Navigate(h.url+"/dashboard"), chromedp.WaitVisible(css("#email")))
 	b.do(alice, chromedp.Navigate(h.url+"/admin/log"), chromedp.WaitVisible(css("table")))
-	if txt := run(b, alice, chromedp.Text(css("table"))); !strings.Contains(txt, "disable") || !strings.Contains(txt, "bob@example.com") {
+	if txt := run(b, alice, chromedp.Text(css("table"))); !strings.Contains(txt, "Disabled") || !strings.Contains(txt, "bob@example.com") {
 		t.Errorf("admin log: %s", txt)
 	}
 	b.shot(alice, "admin-log")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"hush/internal/i18n"
 	"hush/internal/push"
 )
 
@@ -35,33 +36,16 @@ var questions = map[string]question{
 		"Delete my account"},
 }
 
-// adminQuestion is the confirmation of an admin action on the account email.
-func adminQuestion(action push.AdminAction, email string) question {
-	switch action {
-	case push.AdminDisable:
-		return question{"Disable " + email + "?", "The account is signed out everywhere at once, cannot sign in, and its API token stops working, until it is enabled again.", "Disable the account"}
-	case push.AdminEnable:
-		return question{"Enable " + email + " again?", "The account can sign in again, and its API token works again.", "Enable the account"}
-	case push.AdminDelete:
-		return question{"Delete " + email + "?", "The account, its API token and all of its pushes with their audit logs are deleted. This cannot be undone.", "Delete the account"}
-	case push.AdminRevokeSessions:
-		return question{"Sign " + email + " out everywhere?", "Every web session of the account ends at once.", "Sign out everywhere"}
-	case push.AdminRevokeToken:
-		return question{"Revoke the API token of " + email + "?", "The token stops working at once; its owner can create a new one.", "Revoke the token"}
-	case push.AdminPromote:
-		return question{"Make " + email + " an administrator?", "An administrator can do everything these pages offer to every other account.", "Make administrator"}
-	case push.AdminDemote:
-		return question{"Remove the administrator role of " + email + "?", "The account stays, without access to these pages.", "Remove the role"}
-	case push.AdminSendReset:
-		return question{"Email a password reset link to " + email + "?",
-			"The account gets a link to choose a new password, good for an hour. Its password keeps working until the link is used.",
-			"Send the link"}
-	case push.AdminResetTwoFactor:
-		return question{"Turn off two-factor authentication for " + email + "?",
-			"The account then signs in with its password alone until it sets up a second factor again (at once, if this server requires one). Its recovery codes stop working.",
-			"Turn it off"}
+// adminQuestion is the confirmation of an admin action on the account
+// email, in loc's language: admin.question.<action>.title, .text and
+// .button, with the account's {{.Email}}.
+func adminQuestion(loc *i18n.Localizer, action push.AdminAction, email string) question {
+	k := "admin.question." + string(action) + "."
+	data := map[string]any{"Email": email}
+	if t := loc.T(k+"title", data); t != k+"title" {
+		return question{Title: t, Text: loc.T(k+"text", data), Button: loc.T(k+"button", data)}
 	}
-	return question{"Are you sure?", string(action), "Go ahead"}
+	return question{loc.T("admin.question.other.title", nil), string(action), loc.T("admin.question.other.button", nil)}
 }
 
 // questionView is what confirm.html shows.

@@ -55,11 +55,10 @@ var funcs = template.FuncMap{
 		}
 		return many
 	},
-	"question":      questionFor,
-	"adminQuestion": adminQuestion,
-	"bytes":         humanSize,
-	"invalid":       invalidAttrs,
-	"fieldError":    fieldError,
+	"question":   questionFor,
+	"bytes":      humanSize,
+	"invalid":    invalidAttrs,
+	"fieldError": fieldError,
 	"short": func(token string) string {
 		if len(token) > 6 {
 			return token[:6] + "…"
