@@ -48,7 +48,7 @@ func TestMatch(t *testing.T) {
 			t.Errorf("Match(%q) = %q %v, want %q", header, l.Code, ok, want)
 		}
 	}
-	for _, header := range []string{"", "xx-YY", "ja", "*", ";;;q=x"} {
+	for _, header := range []string{"", "xx-YY", "ko", "*", ";;;q=x"} {
 		if l, ok := Match(header); ok {
 			t.Errorf("Match(%q) = %q, want none", header, l.Code)
 		}

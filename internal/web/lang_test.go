@@ -85,7 +85,7 @@ func TestLanguageChoiceOrder(t *testing.T) {
 	for _, c := range []struct{ path, accept, want string }{
 		{path, "", "de"},                   // the operator's default
 		{path, "en-US,en;q=0.9", "en"},     // the browser's
-		{path, "fr-FR, ja;q=0.8", "de"},    // nothing shipped fits: the default
+		{path, "ko-KR, tr;q=0.8", "de"},    // nothing shipped fits: the default
 		{"/en" + path, "de", "en"},         // the prefix before the browser
 		{"/de" + path, "en", "de"},         // …either way
 		{path, "de-CH, en;q=0.5", "de"},    // a regional variant matches
