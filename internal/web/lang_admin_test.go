@@ -17,8 +17,18 @@ import (
 
 // adminSame are the words an admin page may show unchanged in any
 // language: names of things, and what the server or its operator wrote.
-var adminSame = []string{"Webhooks", "Version", "Status", "Pushes", "SSO", "2FA", "hush user", "Administrator",
-	"PWP__EXAMPLE_NAME", "example value", "test"}
+var adminSame = []string{"Webhooks", "SSO", "2FA", "hush user", "PWP__EXAMPLE_NAME", "example value", "test"}
+
+// cognates are the words a language writes as English does.
+var cognates = map[string][]string{
+	"de": {"Pushes", "Administrator", "Version", "Status"},
+	"fr": {"Administration", "Administration · Hush"},
+	"es": {"no"},
+	"it": {"no", "Account", "Database"},
+	"nl": {"Accounts", "Accounts · Hush", "Account", "Pushes"},
+	"pl": {"Administrator"},
+	"sv": {"Administration", "Administration · Hush", "admin", "text", "Version"},
+}
 
 // sharedPageTexts are the texts of the shared pages the admin pages use
 // (confirm.html, message.html), which are translated with those pages.
@@ -123,7 +133,8 @@ func TestAdminPagesTranslated(t *testing.T) {
 					t.Errorf("%s in %s: not in its language", v.name, l.Code)
 				}
 				for _, s := range visibleTexts(other.body) {
-					if slices.Contains(enText, s) && !slices.Contains(allowed, s) && !sameAsData.MatchString(s) {
+					if slices.Contains(enText, s) && !slices.Contains(allowed, s) && !slices.Contains(cognates[l.Code], s) &&
+						!sameAsData.MatchString(s) {
 						t.Errorf("%s in %s: %q is left in English", v.name, l.Code, s)
 					}
 				}
