@@ -24,7 +24,7 @@ var cognates = map[string][]string{
 	"de": {"Pushes", "Administrator", "Version", "Status"},
 	"fr": {"Administration", "Administration · Hush"},
 	"es": {"no"},
-	"it": {"no", "Account", "Database"},
+	"it": {"no", "Account", "Database", "password"},
 	"nl": {"Accounts", "Accounts · Hush", "Account", "Pushes"},
 	"pl": {"Administrator"},
 	"sv": {"Administration", "Administration · Hush", "admin", "text", "Version"},
@@ -36,7 +36,7 @@ var sharedPageTexts = []string{"Cancel", "Back to the start page"}
 
 // sameAsData is a text an admin page takes from its data: an email, a date
 // (Swedish writes it as English does), a size.
-var sameAsData = regexp.MustCompile(`@example\.com|^[0-9/.,:\- ،]+UTC$|^[0-9.,\s]+ [KMGT]iB$`)
+var sameAsData = regexp.MustCompile(`@example\.com|^[0-9/.,:\- ،]+UTC$|^[0-9.,\s]*\(?[0-9.,\s]+ (bytes?|[KMGT]iB)\)?$`)
 
 // adminView is one admin page, fetched under a language's prefix.
 type adminView struct {
