@@ -57,10 +57,11 @@ vet:
 	go vet ./...
 
 # Regenerate the screenshots of the main pages, with the main ones on a phone
-# and in the dark theme too (needs /usr/bin/chromium and Mailpit).
+# and in the dark theme too, and the secret page in German, Japanese and
+# Arabic (needs /usr/bin/chromium, Mailpit, and a CJK font: fonts-noto-cjk).
 screenshots:
 	mkdir -p docs/screenshots
-	HUSH_REQUIRE_ALL=1 HUSH_SCREENSHOTS=$(CURDIR)/docs/screenshots go test -count=1 -run 'TestBrowserFlows|TestBrowserAccounts|TestBrowserEmail|TestBrowserConfirmAccount|TestBrowserReloadSpendsNoView|TestBrowserFocusAfterError|TestBrowserScreenshotVariants' ./internal/web/
+	HUSH_REQUIRE_ALL=1 HUSH_SCREENSHOTS=$(CURDIR)/docs/screenshots go test -count=1 -run 'TestBrowserFlows|TestBrowserAccounts|TestBrowserEmail|TestBrowserConfirmAccount|TestBrowserReloadSpendsNoView|TestBrowserFocusAfterError|TestBrowserScreenshotVariants|TestBrowserScreenshotLanguages' ./internal/web/
 
 # Hush against the hush-bench baseline, pinned, A/B alternated; prints the
 # table of docs/performance.md. Knobs: BENCH_DURATION (10s), BENCH_CONCURRENCY

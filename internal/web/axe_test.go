@@ -77,7 +77,7 @@ const axeRun = `axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wc
 nodes: v.nodes.map(function(n){return n.target.join(" ") + ": " + (n.failureSummary || "").replace(/\s+/g, " ")})}})})`
 
 // pageState is what a page sees of its variant, and the elements that
-// stick out past the right edge of the screen (outside a table's
+// stick out past the right edge of the screen (or the left, in Arabic) (outside a table's
 // scrolling region, which may scroll).
 type pageState struct {
 	Dark     bool     `json:"dark"`
@@ -87,7 +87,7 @@ type pageState struct {
 
 const pageStateJS = `(function(){var w=document.documentElement.clientWidth,out=[];
 document.querySelectorAll("body *").forEach(function(e){if(e.closest(".table-wrap")&&!e.closest(".row-actions"))return;
-var r=e.getBoundingClientRect();if(r.width>0&&r.right>w+1)out.push(e.tagName.toLowerCase()+(e.id?"#"+e.id:"")+(e.className&&e.className.baseVal===undefined?"."+String(e.className).split(" ").join("."):"")+" reaches "+Math.round(r.right)+"px of "+w)});
+var r=e.getBoundingClientRect();if(r.width>0&&(r.right>w+1||r.left<-1))out.push(e.tagName.toLowerCase()+(e.id?"#"+e.id:"")+(e.className&&e.className.baseVal===undefined?"."+String(e.className).split(" ").join("."):"")+" spans "+Math.round(r.left)+" to "+Math.round(r.right)+"px of "+w)});
 return {dark:matchMedia("(prefers-color-scheme: dark)").matches,width:innerWidth,overflow:out.slice(0,5)}})()`
 
 // setVariant sets the viewport (a desktop window or a phone) and the
@@ -117,7 +117,7 @@ func setVariant(ctx context.Context, v axeVariant) error {
 func TestBrowserAxe(t *testing.T) {
 	axe := axeScript(t)
 	start := time.Now()
-	b := newBrowserFor(t, 4*time.Minute) // 27 pages × 4 variants: about 30 s on two busy cores
+	b := newBrowserFor(t, 4*time.Minute) // 31 pages × 4 variants: about 30 s on two busy cores
 	h := newHarnessMail(t, func(_ *Options, l *service.Limits) { l.Accounts.ConfirmEmail = false }, queuedMail{})
 	// The pages and /help/api, mounted as the hush command mounts them.
 	mux := http.NewServeMux()
@@ -159,6 +159,8 @@ func TestBrowserAxe(t *testing.T) {
 		{"/p/" + text + "/preview", nil}, {"/p/" + step + "/r", nil}, {"/p/" + guarded + "/passphrase", nil},
 		{"/p/" + text, nil}, {"/p/" + qr, nil}, {"/p/" + gone, nil},
 		{"/users/sign_in", nil}, {"/users/sign_up", nil}, {"/users/password/new", nil}, {"/help/api", nil},
+		// The recipient's pages right to left.
+		{"/ar/p/" + step + "/r", nil}, {"/ar/p/" + guarded + "/passphrase", nil}, {"/ar/p/" + text, nil}, {"/ar/p/" + gone, nil},
 		{"/p/" + step + "/r", func(ctx context.Context) { // the stale page after a reload
 			b.do(ctx, chromedp.Click(css("#reveal")), chromedp.WaitVisible(css("#secret")), chromedp.Reload(), chromedp.WaitVisible(css("#view-again")))
 		}},

@@ -62,7 +62,7 @@ func (h *harness) blobCount() int {
 	return n
 }
 
-var downloadLink = regexp.MustCompile(`<a href="([^"]+)" download>([^<]+)</a> <span class="muted">\(([^)]+)\)</span>`)
+var downloadLink = regexp.MustCompile(`<a href="([^"]+)" download dir="auto">([^<]+)</a> <span class="muted">\(([^)]+)\)</span>`)
 
 func TestFilePushThroughTheForm(t *testing.T) {
 	h := newHarness(t, nil)

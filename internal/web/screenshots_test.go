@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -44,17 +45,49 @@ func TestBrowserScreenshotVariants(t *testing.T) {
 			}
 			// Each view of the secret uses one; it has views enough.
 			b.do(p, chromedp.Navigate(h.url+pg.path), chromedp.WaitReady(css("main")))
-			png := run(b, p, chromedp.FullScreenshot(100))
-			want := uint32(1280)
+			width := 1280
 			if v.mobile {
-				want = 390
+				width = 390
 			}
-			if !bytes.HasPrefix(png, []byte("\x89PNG")) || len(png) < 24 || binary.BigEndian.Uint32(png[16:20]) != want {
-				t.Fatalf("%s-%s: not a PNG %d pixels wide", pg.name, v.name, want)
-			}
-			if err := os.WriteFile(filepath.Join(dir, pg.name+"-"+v.name+".png"), png, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			savePNG(t, b, p, dir, pg.name+"-"+v.name, width)
 		}
+	}
+}
+
+// TestBrowserScreenshotLanguages takes the secret page on a phone in
+// German, Japanese and Arabic for the README's Languages section, when
+// HUSH_SCREENSHOTS names a directory (make screenshots).
+func TestBrowserScreenshotLanguages(t *testing.T) {
+	dir := os.Getenv("HUSH_SCREENSHOTS")
+	if dir == "" {
+		t.Skip("takes screenshots only for make screenshots (HUSH_SCREENSHOTS)")
+	}
+	b := newBrowser(t)
+	h := newHarness(t, nil)
+	p := b.person()
+	if err := setVariant(p, axeVariant{"phone", false, true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range []string{"de", "ja", "ar"} {
+		tok := h.create(nil, fields{"payload": "correct horse battery staple", "expire_after_views": "5",
+			"deletable_by_viewer": "true", "push_locale": code})
+		b.do(p, chromedp.Navigate(h.url+"/"+code+"/p/"+tok), chromedp.WaitVisible(css("#secret")))
+		if lang := run(b, p, chromedp.Evaluate[string](`document.documentElement.lang`)); lang != code {
+			t.Fatalf("%s: page in %q", code, lang)
+		}
+		savePNG(t, b, p, dir, "secret-"+code, 390)
+	}
+}
+
+// savePNG saves a full-page screenshot of ctx as dir/name.png, and fails
+// unless it is a PNG width pixels wide (device scale 1).
+func savePNG(t *testing.T, b *browser, ctx context.Context, dir, name string, width int) {
+	t.Helper()
+	png := run(b, ctx, chromedp.FullScreenshot(100)) // quality 100 gives PNG
+	if !bytes.HasPrefix(png, []byte("\x89PNG")) || len(png) < 24 || binary.BigEndian.Uint32(png[16:20]) != uint32(width) {
+		t.Fatalf("%s: not a PNG %d pixels wide", name, width)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
