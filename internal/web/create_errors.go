@@ -27,8 +27,7 @@ type catalogMessage struct {
 // English for the API, whose clients match on them; the page shows them in
 // its language. The messages that carry a number are written here with the
 // same numbers, so each matches exactly.
-func (s *Server) createMessages() map[string]map[string]catalogMessage {
-	st := s.settings()
+func createMessages(st *push.Settings) map[string]map[string]catalogMessage {
 	msg := func(key string) catalogMessage { return catalogMessage{key, -1} }
 	unavailable, signIn := msg("create.error.unavailable"), msg("create.error.sign_in")
 	notify := map[string]catalogMessage{
@@ -75,7 +74,13 @@ func (s *Server) createMessages() map[string]map[string]catalogMessage {
 // localFieldErrors are errs in loc's language: each message the create form
 // knows is written from its catalog key; any other stays as it came.
 func (s *Server) localFieldErrors(loc *i18n.Localizer, errs map[string][]string) map[string][]string {
-	known := s.createMessages()
+	st := s.settings()
+	return localFieldErrors(loc, &st, errs)
+}
+
+// localFieldErrors is Server.localFieldErrors on the instance settings st.
+func localFieldErrors(loc *i18n.Localizer, st *push.Settings, errs map[string][]string) map[string][]string {
+	known := createMessages(st)
 	out := make(map[string][]string, len(errs))
 	for field, msgs := range errs {
 		local := make([]string, len(msgs))
