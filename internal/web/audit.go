@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"hush/internal/i18n"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -45,7 +46,7 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) error {
 	n := pageParam(r)
 	p, events, err := s.svc.Audit(r.Context(), r.PathValue("token"), u, n)
 	if push.ErrorCode(err) == push.CodeForbidden {
-		s.renderError(w, r, http.StatusForbidden, "Not your push", "Only the creator of a push can read its audit log.")
+		s.renderError(w, r, http.StatusForbidden, "message.not_yours.title", "message.not_yours.text")
 		return nil
 	}
 	if err != nil {
@@ -55,16 +56,17 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	loc := s.localizer(r)
 	v := auditView{
 		Token:     p.URLToken,
 		URL:       s.secretURL(r, p),
 		Name:      p.Name,
 		Note:      note,
-		Kind:      string(p.Kind),
+		Kind:      loc.T("create.kind."+string(p.Kind), nil),
 		Created:   p.CreatedAt,
 		Expired:   p.Expired,
 		ExpiredOn: p.ExpiredOn,
-		TimeLeft:  timeLeft(p, s.svc.Now()),
+		TimeLeft:  timeLeftIn(loc, p, s.svc.Now()),
 		ViewsLeft: p.ViewsRemaining(),
 		Page:      n,
 		Prev:      n - 1,
@@ -73,31 +75,20 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) error {
 		v.Next = n + 1
 	}
 	for _, e := range events {
-		v.Rows = append(v.Rows, auditRow{At: e.CreatedAt, Kind: eventWords(e.Kind), IP: e.IP,
+		v.Rows = append(v.Rows, auditRow{At: e.CreatedAt, Kind: eventWords(loc, e.Kind), IP: e.IP,
 			UserAgent: e.UserAgent, Referrer: e.Referrer})
 	}
-	s.render(w, r, "audit.html", page{Title: "Audit log", User: u, Data: v})
+	s.render(w, r, "audit.html", page{TitleKey: "audit.title", User: u, Data: v})
 	return nil
 }
 
-// eventLabels say in words what each audit event was; the API keeps
-// Password Pusher's names (push.EventKind.String).
-var eventLabels = map[push.EventKind]string{
-	push.EventCreation:          "Created",
-	push.EventView:              "Viewed",
-	push.EventFailedView:        "Opened after it had expired",
-	push.EventExpire:            "Expired",
-	push.EventFailedPassphrase:  "Wrong or missing passphrase",
-	push.EventAdminView:         "Viewed by an administrator",
-	push.EventOwnerView:         "Viewed by you",
-	push.EventCreationEmailSend: "Link emailed to recipients",
-	push.EventFileUpload:        "File attached",
-	push.EventFileDownload:      "File downloaded",
-}
-
-// eventWords is the label of k, or its name when it has none.
-func eventWords(k push.EventKind) string {
-	if l, ok := eventLabels[k]; ok {
+// eventWords says in words, in loc's language, what an audit event was:
+// the catalog's audit.event.<name>, where name is Password Pusher's, which
+// the API keeps (push.EventKind.String); the name itself when the catalog
+// has no label for it.
+func eventWords(loc *i18n.Localizer, k push.EventKind) string {
+	key := "audit.event." + k.String()
+	if l := loc.T(key, nil); l != key {
 		return l
 	}
 	return k.String()

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"hush/internal/httpx"
 	"hush/internal/i18n"
@@ -35,12 +36,14 @@ type createView struct {
 	Note          string
 	Days          int
 	Views         int
-	Durations     []push.SubDayDuration // offered instead of days, when the instance offers them for the kind
-	Duration      string                // the duration chosen ("" for the days)
+	Durations     []durationOption // offered instead of days, when the instance offers them for the kind
+	Duration      string           // the duration chosen ("" for the days)
 	RetrievalStep bool
 	Deletable     bool
 	MaxFiles      int          // file kind: how many files one push may carry
-	FileLimits    string       // file kind: the size limits, for people
+	MaxFileSize   string       // file kind: the size limit of a file, for people
+	MaxPushSize   string       // file kind: the size limit of all files, for people
+	MaxNotify     int          // the most addresses the link may be emailed to
 	Receipts      []receiptBox // signed in, where the server sends email: the owner's receipts
 	Notify        bool         // signed in, where links may be emailed: the recipients field
 	NotifyTo      string
@@ -50,6 +53,13 @@ type createView struct {
 	PayloadLimit  int            // the characters a payload may have (0: no limit), for the counter
 	Gen           push.Generator // the password generator's defaults, for the text kind
 	GenBounds     genBounds
+}
+
+// durationOption is one duration under a day the form offers, in the
+// page's language.
+type durationOption struct {
+	Code  int
+	Label string
 }
 
 // genBounds are the limits of the generator's settings, for its form.
@@ -78,8 +88,9 @@ func (s *Server) createKind(k string, u *push.User) push.Kind {
 	return kind
 }
 
-// newCreateView fills the form with the instance defaults for kind.
-func (s *Server) newCreateView(kind push.Kind, u *push.User) createView {
+// newCreateView fills the form with the instance defaults for kind, in
+// loc's language.
+func (s *Server) newCreateView(loc *i18n.Localizer, kind push.Kind, u *push.User) createView {
 	st := s.settings()
 	set := &st
 	ks := *set.ForKind(kind)
@@ -96,32 +107,54 @@ func (s *Server) newCreateView(kind push.Kind, u *push.User) createView {
 		Deletable:     ks.DeletableDefault,
 		MaxFiles:      set.MaxFileUploads,
 		Languages:     i18n.Languages(),
-		FileLimits:    "at most " + humanSize(s.svc.MaxFileSize()) + " each and " + humanSize(s.svc.MaxPushSize()) + " in all",
+		MaxFileSize:   sizeIn(loc, s.svc.MaxFileSize()),
+		MaxPushSize:   sizeIn(loc, s.svc.MaxPushSize()),
+		MaxNotify:     push.MaxNotifyRecipients,
 		PayloadLimit:  payloadLimit(kind),
 		Gen:           set.Generator,
 		GenBounds:     genBounds{push.GenMaxSyllableLength, push.GenMaxSyllables, push.GenMaxSetLength},
 	}
 	if set.SubDayOffered(kind) {
-		v.Durations = push.SubDayDurations
+		v.Durations = durationOptions(loc)
 	}
 	if u != nil {
-		v.Receipts = s.receiptBoxes(u.ReceiptsDefault)
+		v.Receipts = localReceipts(loc, s.receiptBoxes(u.ReceiptsDefault))
 		v.Notify = set.NotifyByEmail
 	}
-	for _, t := range []kindTab{{"text", "Text", false}, {"url", "URL", false}, {"qr", "QR code", false}, {"file", "File", false}} {
-		if set.KindEnabled(push.Kind(t.Kind)) && (t.Kind != "file" || s.filesAllowed(u)) {
-			t.Current = t.Kind == v.Kind
-			v.Tabs = append(v.Tabs, t)
+	for _, k := range []string{"text", "url", "qr", "file"} {
+		if set.KindEnabled(push.Kind(k)) && (k != "file" || s.filesAllowed(u)) {
+			v.Tabs = append(v.Tabs, kindTab{Kind: k, Label: loc.T("create.kind."+k, nil), Current: k == v.Kind})
 		}
 	}
 	return v
 }
 
+// durationOptions are the durations under a day, in loc's language.
+func durationOptions(loc *i18n.Localizer) []durationOption {
+	out := make([]durationOption, len(push.SubDayDurations))
+	for i, d := range push.SubDayDurations {
+		n, unit := int(d.Limit/time.Minute), "duration.minutes"
+		if d.Limit >= time.Hour {
+			n, unit = int(d.Limit/time.Hour), "duration.hours"
+		}
+		out[i] = durationOption{Code: d.Code, Label: loc.N(unit, n, nil)}
+	}
+	return out
+}
+
+// localReceipts are the receipt boxes with their labels in loc's language.
+func localReceipts(loc *i18n.Localizer, boxes []receiptBox) []receiptBox {
+	for i, b := range boxes {
+		boxes[i].Label = loc.T("create.receipt."+strings.TrimPrefix(b.Field, "receipt_on_"), nil)
+	}
+	return boxes
+}
+
 // createForm serves GET /.
 func (s *Server) createForm(w http.ResponseWriter, r *http.Request) error {
 	u := s.currentUser(r)
-	s.render(w, r, "create.html", page{Title: "Share a secret", User: u,
-		Data: s.newCreateView(s.createKind(r.URL.Query().Get("kind"), u), u)})
+	s.render(w, r, "create.html", page{TitleKey: "create.title", User: u,
+		Data: s.newCreateView(s.localizer(r), s.createKind(r.URL.Query().Get("kind"), u), u)})
 	return nil
 }
 
@@ -137,14 +170,15 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	kind := s.createKind(f.Get("kind"), u)
-	v := s.newCreateView(kind, u)
+	loc := s.localizer(r)
+	v := s.newCreateView(loc, kind, u)
 	if v.NeedSignIn {
-		s.render(w, r, "create.html", page{Title: "Share a secret", User: u, Status: http.StatusUnauthorized, Data: v})
+		s.render(w, r, "create.html", page{TitleKey: "create.title", User: u, Status: http.StatusUnauthorized, Data: v})
 		return nil
 	}
 	var c *service.Created
 	if kind == push.KindFile && up.Count() == 0 {
-		err = &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{"files": {"Choose at least one file."}}}
+		err = &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{"files": {msgNoFile}}}
 	} else {
 		req := formRequest(f, kind, u)
 		s.formEmail(req, f, u)
@@ -160,11 +194,11 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 		v.NotifyTo = f.Get("notify_emails_to")
 		v.PushLocale = f.Get("push_locale")
 		if v.Receipts != nil {
-			v.Receipts = s.receiptBoxes(formReceipts(f))
+			v.Receipts = localReceipts(loc, s.receiptBoxes(formReceipts(f)))
 		}
-		v.Errors = e.Fields
-		s.render(w, r, "create.html", page{Title: "Share a secret", User: u, Status: http.StatusUnprocessableEntity,
-			Error: "Please correct the marked fields.", Field: firstInvalid(e.Fields, formOrder), Data: v})
+		v.Errors = s.localFieldErrors(loc, e.Fields)
+		s.render(w, r, "create.html", page{TitleKey: "create.title", User: u, Status: http.StatusUnprocessableEntity,
+			Error: loc.T("create.fix_fields", nil), Field: firstInvalid(e.Fields, formOrder), Data: v})
 		return nil
 	}
 	if err != nil {
@@ -225,7 +259,7 @@ func formInt(f url.Values, key string, errs push.FieldErrors) *int {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil {
-		errs.Add(key, "must be an integer")
+		errs.Add(key, msgNotInteger)
 		return nil
 	}
 	return &n
@@ -249,34 +283,35 @@ func (s *Server) readCreateForm(w http.ResponseWriter, r *http.Request, u *push.
 // createFormError answers a create form that could not be read: files
 // refused or too large are told on the file form, with the right status.
 func (s *Server) createFormError(w http.ResponseWriter, r *http.Request, u *push.User, err error) {
+	loc := s.localizer(r)
 	fileForm := func(status int, msg string) {
 		kind := push.KindText
 		if s.filesAllowed(u) {
 			kind = push.KindFile
 		}
-		s.render(w, r, "create.html", page{Title: "Share a secret", User: u, Status: status,
-			Error: msg, Data: s.newCreateView(kind, u)})
+		s.render(w, r, "create.html", page{TitleKey: "create.title", User: u, Status: status,
+			Error: msg, Data: s.newCreateView(loc, kind, u)})
 	}
 	var e *push.Error
 	tooLarge := errors.As(err, &e) && e.Code == push.CodeTooLarge
 	switch {
 	case errors.Is(err, errFilesSignIn):
-		fileForm(http.StatusUnauthorized, "Sign in to attach files.")
+		fileForm(http.StatusUnauthorized, loc.T("create.files_sign_in", nil))
 	case errors.Is(err, errFilesOff):
-		fileForm(http.StatusUnprocessableEntity, "File pushes are disabled.")
+		fileForm(http.StatusUnprocessableEntity, loc.T("create.error.kind_file", nil))
 	case tooLarge && s.filesAllowed(u):
-		fileForm(http.StatusRequestEntityTooLarge, s.tooLargeMessage())
+		fileForm(http.StatusRequestEntityTooLarge, s.tooLargeMessage(loc))
 	case tooLarge || errors.Is(err, errTextTooLarge):
-		s.renderError(w, r, http.StatusRequestEntityTooLarge, "Too large", "The secret is too large.")
+		s.renderError(w, r, http.StatusRequestEntityTooLarge, "message.too_large.title", "message.too_large.secret")
 	case errors.Is(err, httpx.ErrFormMalformed):
-		s.renderError(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
+		s.renderError(w, r, http.StatusBadRequest, "message.bad_request.title", "message.bad_request.form")
 	default:
 		s.fail(w, r, err)
 	}
 }
 
-// tooLargeMessage states the limits of attachments.
-func (s *Server) tooLargeMessage() string {
-	return "The files are too large: at most " + humanSize(s.svc.MaxFileSize()) + " per file and " +
-		humanSize(s.svc.MaxPushSize()) + " per push."
+// tooLargeMessage states the limits of attachments in loc's language.
+func (s *Server) tooLargeMessage(loc *i18n.Localizer) string {
+	return loc.T("create.files_too_large", map[string]any{"FileSize": sizeIn(loc, s.svc.MaxFileSize()),
+		"PushSize": sizeIn(loc, s.svc.MaxPushSize())})
 }

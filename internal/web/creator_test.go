@@ -85,7 +85,7 @@ func TestCreateKindsAndErrors(t *testing.T) {
 
 	bad := c.post("/", createForm("url", "javascript:alert(1)", "expire_after_days", "seven"))
 	bad.expect(t, http.StatusUnprocessableEntity)
-	bad.has(t, "must be a valid HTTP or HTTPS URL.", "must be an integer", `value="javascript:alert(1)"`)
+	bad.has(t, "Enter a valid HTTP or HTTPS address.", "Enter a whole number.", `value="javascript:alert(1)"`)
 	empty := c.post("/", createForm("text", "  "))
 	empty.expect(t, http.StatusUnprocessableEntity)
 	empty.has(t, "Payload is required.")

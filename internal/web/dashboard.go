@@ -42,7 +42,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	now := s.svc.Now()
+	now, loc := s.svc.Now(), s.localizer(r)
 	v := dashboardView{Expired: expired, Page: n, Prev: n - 1}
 	if len(list) == service.PageSize && n < service.MaxPage {
 		v.Next = n + 1
@@ -52,15 +52,15 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 		v.Rows = append(v.Rows, dashboardRow{
 			Token:     p.URLToken,
 			Name:      p.Name,
-			Kind:      string(p.Kind),
+			Kind:      loc.T("create.kind."+string(p.Kind), nil),
 			Created:   p.CreatedAt,
 			ExpiredOn: p.ExpiredOn,
-			TimeLeft:  timeLeft(p, now),
+			TimeLeft:  timeLeftIn(loc, p, now),
 			ViewsLeft: p.ViewsRemaining(),
 			Views:     min(p.ViewCount, p.ExpireAfterViews), // a retrieval after the last view counts no view
 			MaxViews:  p.ExpireAfterViews,
 		})
 	}
-	s.render(w, r, "dashboard.html", page{Title: "Dashboard", User: u, Data: v})
+	s.render(w, r, "dashboard.html", page{TitleKey: "dashboard.title", User: u, Data: v})
 	return nil
 }

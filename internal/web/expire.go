@@ -25,9 +25,13 @@ func (s *Server) expire(w http.ResponseWriter, r *http.Request) error {
 	}
 	owner := u != nil && p.OwnedBy(u.ID)
 	if !p.Expired {
-		q, cancel := questions["expire-viewer"], "/"
+		key, cancel := "expire-viewer", langPath(r, "/")
 		if owner {
-			q, cancel = questions["expire-owner"], "/p/"+token+"/audit"
+			key, cancel = "expire-owner", "/p/"+token+"/audit"
+		}
+		q, err := localQuestion(s.localizer(r), key)
+		if err != nil {
+			return err
 		}
 		if !s.confirmed(w, r, q, cancel, false) {
 			return nil
@@ -43,15 +47,14 @@ func (s *Server) expire(w http.ResponseWriter, r *http.Request) error {
 		redirect(w, r, "/p/"+token+"/audit")
 		return nil
 	}
-	s.render(w, r, "message.html", page{Title: "The secret has been deleted",
-		Data: "This secret link has been deleted and cannot be opened again."})
+	s.renderMessage(w, r, page{Title: "message.deleted.title", Data: "message.deleted.text"})
 	return nil
 }
 
 // notDeletable answers a refused expiry and reports whether err was one.
 func (s *Server) notDeletable(w http.ResponseWriter, r *http.Request, err error) bool {
 	if code := push.ErrorCode(err); code == push.CodeUnauthenticated || code == push.CodeForbidden {
-		s.renderError(w, r, http.StatusForbidden, "Not allowed", "This secret cannot be deleted by its viewers.")
+		s.renderError(w, r, http.StatusForbidden, "message.forbidden.title", "message.not_deletable")
 		return true
 	}
 	return false

@@ -153,7 +153,7 @@ func TestFileFormRefusals(t *testing.T) {
 	r = small.signUp("refuse@example.com", "password one").postFiles(fileFields(),
 		upload{"small.txt", []byte("fine")}, upload{"big.bin", make([]byte, 5000)})
 	r.expect(t, http.StatusRequestEntityTooLarge)
-	r.has(t, "The files are too large", "1000 bytes per file", `type="file"`)
+	r.has(t, "The files are too large", "1,000 bytes per file", `type="file"`)
 	tight := newHarnessLimits(t, func(_ *Options, l *service.Limits) { l.MaxFileSize, l.MaxPushSize = 1<<20, 1000 })
 	r = tight.signUp("refuse@example.com", "password one").postFiles(fileFields(), upload{"huge.bin", make([]byte, maxForm+5000)})
 	r.expect(t, http.StatusRequestEntityTooLarge)

@@ -50,7 +50,7 @@ func TestBrowserFocusAfterError(t *testing.T) {
 		chromedp.SendKeys(css("#payload"), "a secret"))
 	run(b, p, chromedp.Evaluate[bool](`(function(){var e=document.getElementById("expire_after_views");e.type="text";e.value="two";return true})()`))
 	submitUnchecked(b, p)
-	check("create, views not a number", "expire_after_views", "integer")
+	check("create, views not a number", "expire_after_views", "whole number")
 	if v := run(b, p, chromedp.Value(css("#payload"))); v != "a secret" {
 		t.Errorf("the payload was not kept: %q", v)
 	}
@@ -59,7 +59,7 @@ func TestBrowserFocusAfterError(t *testing.T) {
 	b.do(p, chromedp.Navigate(h.url+"/?kind=qr"), chromedp.WaitVisible(css("#payload")))
 	run(b, p, chromedp.Evaluate[bool](`(function(){document.getElementById("payload").value="x".repeat(1100);return true})()`))
 	submitUnchecked(b, p)
-	check("create, QR text too long", "payload", "1024")
+	check("create, QR text too long", "payload", "1,024")
 
 	b.do(p, chromedp.Navigate(h.url+"/users/sign_up"), chromedp.WaitVisible(css("#email")),
 		chromedp.SendKeys(css("#email"), "erin@example.com"),

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"html"
 	"net/http"
 	"net/url"
@@ -169,18 +170,21 @@ func TestLanguageDirection(t *testing.T) {
 var sameEverywhere = []string{"Hush", "API", "Passphrase", "KiB", "·"}
 
 // visible is what a person sees or hears of a page: the text of its title,
-// main and footer (the header's navigation is translated in a later pass),
-// and its labels for screen readers and dialogs.
+// header, main and footer, its labels for screen readers and dialogs, and
+// the texts its script shows (data-t-*, data-copied).
 func visibleTexts(page string) []string {
 	var parts []string
-	for _, tag := range []string{"title", "main", "footer"} {
+	if m := regexp.MustCompile(`<body[^>]*>`).FindString(page); m != "" {
+		parts = append(parts, m)
+	}
+	for _, tag := range []string{"title", "header", "main", "footer"} {
 		if m := regexp.MustCompile(`(?s)<` + tag + `[^>]*>(.*)</` + tag + `>`).FindStringSubmatch(page); m != nil {
 			parts = append(parts, m[1])
 		}
 	}
 	var out []string
 	for _, p := range parts {
-		for _, a := range regexp.MustCompile(`(?:aria-label|data-confirm[a-z-]*|title|placeholder|alt)="([^"]*)"`).FindAllStringSubmatch(p, -1) {
+		for _, a := range regexp.MustCompile(`(?:aria-label|data-confirm[a-z-]*|data-t-[a-z-]+|data-copied|data-label|title|placeholder|alt)="([^"]*)"`).FindAllStringSubmatch(p, -1) {
 			out = append(out, html.UnescapeString(a[1]))
 		}
 		for _, s := range regexp.MustCompile(`<[^>]*>`).Split(p, -1) {
@@ -299,5 +303,160 @@ func TestBrowserGermanRecipient(t *testing.T) {
 	}
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %v", errs)
+	}
+}
+
+// sameIn are words a page may show as English does in one language,
+// because that language writes them so too.
+var sameIn = map[string][]string{"de": {"Passphrase (optional)"}}
+
+// TestSenderPagesTranslated renders the sender's pages — the create form
+// of each kind, a refused form, the preview, the dashboard with a push, the
+// audit log, the stale page, the confirmation page without script and an
+// error page — in every shipped language and fails on any text left as it
+// is in English.
+func TestSenderPagesTranslated(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.signUp("sender@example.com", "a sender password")
+	u := h.user("sender@example.com")
+	tok := h.create(u, fields{"payload": "payload", "name": "payload", "note": "payload", "passphrase": "p", "expire_after_views": "5"})
+	c.get("/p/" + tok + "/audit") // an owner view, for an audit row
+	anon := h.client()
+	form := url.Values{"passphrase": {"p"}, "stamp": {formStamp(t, anon.get("/p/"+tok+"/passphrase"))}}
+	anon.post("/p/"+tok+"/passphrase", form).expect(t, http.StatusOK)
+	long := strings.Repeat("x", push.MaxQRPayload+1)
+	type view struct {
+		name string
+		get  func(prefix string) resp
+	}
+	get := func(cl *client, path string) func(string) resp {
+		return func(prefix string) resp { return cl.get(prefix + path) }
+	}
+	views := []view{
+		{"create text", get(c, "/?kind=text")},
+		{"create url", get(c, "/?kind=url")},
+		{"create qr", get(c, "/?kind=qr")},
+		{"create file", get(c, "/?kind=file")},
+		{"create anonymous", get(anon, "/")},
+		{"refused form", func(prefix string) resp {
+			return c.post(prefix+"/", url.Values{"kind": {"url"}, "payload": {"javascript:x"}, "expire_after_days": {"x"}, "push_locale": {"xx"}})
+		}},
+		{"refused qr", func(prefix string) resp {
+			return c.post(prefix+"/", url.Values{"kind": {"qr"}, "payload": {long}})
+		}},
+		{"preview", get(c, "/p/"+tok+"/preview")},
+		{"dashboard", get(c, "/dashboard")},
+		{"dashboard expired", get(c, "/dashboard?tab=expired")},
+		{"audit", get(c, "/p/"+tok+"/audit")},
+		{"stale", func(prefix string) resp { return anon.post(prefix+"/p/"+tok+"/passphrase", form) }},
+		{"confirm", func(prefix string) resp { return c.post(prefix+"/p/"+tok+"/expire", url.Values{}) }},
+		{"not found", get(anon, "/no/such/page")},
+		{"not yours", get(h.signUp("other@example.com", "another password"), "/p/"+tok+"/audit")},
+	}
+	allowed := append([]string{"payload", "p", "sender@example.com", tok, "https://", long, "Go-http-client/1.1"}, sameEverywhere...)
+	for _, l := range i18n.Languages() {
+		allowed = append(allowed, l.Name)
+	}
+	for _, v := range views {
+		english := v.get("/en")
+		enText := visibleTexts(english.body)
+		if len(enText) < 5 {
+			t.Fatalf("%s: too little text in English: %q", v.name, enText)
+		}
+		for _, l := range i18n.Languages() {
+			if l.Code == i18n.Default {
+				continue
+			}
+			other := v.get("/" + l.Code)
+			if other.status != english.status {
+				t.Errorf("%s in %s: status %d, English %d", v.name, l.Code, other.status, english.status)
+			}
+			for _, s := range visibleTexts(other.body) {
+				if slices.Contains(enText, s) && !slices.Contains(allowed, s) && !slices.Contains(sameIn[l.Code], s) &&
+					!strings.Contains(s, h.url) && !strings.Contains(s, "{{") {
+					t.Errorf("%s in %s: %q is left in English", v.name, l.Code, s)
+				}
+			}
+		}
+	}
+}
+
+// TestCreateMessagesKnown: every message the create form can get back from
+// validation has a catalog key (so the page shows it in its language), and
+// each is written differently in German than in English.
+func TestCreateMessagesKnown(t *testing.T) {
+	h := newHarness(t, nil)
+	st := h.web.settings()
+	st.MaxFileUploads = 2
+	st.NotifyByEmail, st.Receipts = false, false
+	yes, kind := true, func(k push.Kind) *push.Kind { return &k }
+	reqs := []*push.CreateRequest{
+		{Kind: kind(push.KindText), Payload: " "},
+		{Kind: kind(push.KindText), Payload: strings.Repeat("x", push.MaxTextPayload+1)},
+		{Kind: kind(push.KindQR), Payload: " "},
+		{Kind: kind(push.KindQR), Payload: strings.Repeat("x", push.MaxQRPayload+1)},
+		{Kind: kind(push.KindQR), Payload: strings.Repeat("🔑", push.MaxQRPayload)},
+		{Kind: kind(push.KindURL), Payload: " "},
+		{Kind: kind(push.KindURL), Payload: "javascript:alert(1)"},
+		{Kind: kind(push.KindFile), Payload: strings.Repeat("x", push.MaxTextPayload+1), FileCount: 3},
+		{Kind: kind(push.KindText), Payload: "x", PushLocale: "xx", NotifyEmailsTo: "a@example.org", ReceiptOnView: &yes},
+	}
+	var msgs [][2]string
+	for _, r := range reqs {
+		_, err := push.Validate(r, &st)
+		var e *push.Error
+		if !errors.As(err, &e) || len(e.Fields) == 0 {
+			t.Fatalf("%+v: no field errors: %v", r, err)
+		}
+		for f, ms := range e.Fields {
+			for _, m := range ms {
+				msgs = append(msgs, [2]string{f, m})
+			}
+		}
+	}
+	for _, bad := range []string{"a@x.org,,b@x.org", "a@x.org,a@x.org", "a@x.org,b@x.org,c@x.org,d@x.org,e@x.org,f@x.org", "not an address"} {
+		_, ms := push.ParseRecipients(bad, push.MaxNotifyRecipients)
+		if len(ms) == 0 {
+			t.Fatalf("recipients %q: no message", bad)
+		}
+		for _, m := range ms {
+			msgs = append(msgs, [2]string{"notify_emails_to", m})
+		}
+	}
+	errs := push.FieldErrors{}
+	formInt(url.Values{"expire_after_days": {"seven"}}, "expire_after_days", errs)
+	msgs = append(msgs, [2]string{"expire_after_days", errs["expire_after_days"][0]}, [2]string{"files", msgNoFile})
+	for _, k := range []push.Kind{push.KindFile, push.KindURL, push.KindQR} {
+		off := st
+		off.EnableFilePushes, off.EnableURLPushes, off.EnableQRPushes = k != push.KindFile, k != push.KindURL, k != push.KindQR
+		if _, err := push.Validate(&push.CreateRequest{Kind: kind(k), Payload: "https://example.org/"}, &off); err != nil {
+			for _, m := range err.(*push.Error).Fields["kind"] {
+				msgs = append(msgs, [2]string{"kind", m})
+			}
+		}
+	}
+	known := createMessages(&st)
+	de := i18n.For("de")
+	for _, fm := range msgs {
+		k, ok := known[fm[0]][fm[1]]
+		if !ok {
+			t.Errorf("%s: %q has no catalog key", fm[0], fm[1])
+			continue
+		}
+		for _, l := range i18n.Languages() {
+			if got := localMessage(i18n.For(l.Code), k); got == k.key || got == "" {
+				t.Errorf("%s: %s lacks %s", fm[0], l.Code, k.key)
+			}
+		}
+		if got := localFieldErrors(de, &st, map[string][]string{fm[0]: {fm[1]}})[fm[0]][0]; got == fm[1] {
+			t.Errorf("%s: %q is shown in English on a German page", fm[0], fm[1])
+		}
+	}
+	if len(msgs) < 15 {
+		t.Errorf("only %d messages checked", len(msgs))
+	}
+	// An unknown message is shown as it came.
+	if got := localFieldErrors(de, &st, map[string][]string{"payload": {"something new"}}); got["payload"][0] != "something new" {
+		t.Errorf("unknown message: %q", got)
 	}
 }

@@ -101,6 +101,6 @@ func (s *Server) stalePage(w http.ResponseWriter, r *http.Request, action string
 	if p == nil {
 		return
 	}
-	s.render(w, r, "stale.html", page{Title: "This secret was already opened here", Status: http.StatusConflict,
+	s.render(w, r, "stale.html", page{TitleKey: "stale.title", Status: http.StatusConflict,
 		Data: staleView{Action: action, Stamp: s.svc.ViewStamp(p), Passphrase: passphrase, ViewsLeft: p.ViewsRemaining()}})
 }

@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"net/http"
 
+	"hush/internal/i18n"
 	"hush/internal/push"
 )
 
@@ -21,23 +22,26 @@ type previewView struct {
 	Expiry        string // "It expires after 1 view or 7 days, whichever comes first."
 }
 
-// expirySentence says when a push expires, for people.
-func expirySentence(p *push.Push) string {
-	return "It expires after " + count(p.ExpireAfterViews, "view", "views") + " or " + lifetime(p) +
-		", whichever comes first."
+// expirySentence says when a push expires, in loc's language.
+func expirySentence(loc *i18n.Localizer, p *push.Push) string {
+	return loc.N("preview.expiry", p.ExpireAfterViews, map[string]any{"Time": timeLeftIn(loc, p, p.CreatedAt)})
 }
 
 // shareMessage is a ready-made message for the sender to send with the
 // link: what it is, when it expires, the click its retrieval step asks
 // for, and that the passphrase comes another way (never the passphrase).
-func shareMessage(link string, p *push.Push) string {
-	msg := "I've shared a secret with you: " + link + " — it expires after " +
-		count(p.ExpireAfterViews, "view", "views") + " or " + lifetime(p) + ", whichever comes first."
+// It is written in the push's language when it has one (the recipient's
+// page is in it too), else in loc's, the sender's page's.
+func shareMessage(loc *i18n.Localizer, link string, p *push.Push) string {
+	if l, ok := i18n.Lookup(p.Locale); ok && p.Locale != "" {
+		loc = i18n.For(l.Code)
+	}
+	msg := loc.N("preview.share.text", p.ExpireAfterViews, map[string]any{"Link": link, "Time": timeLeftIn(loc, p, p.CreatedAt)})
 	if p.RetrievalStep {
-		msg += ` Open the link, then click "Reveal the secret" to see it.`
+		msg += " " + loc.T("preview.share.reveal", map[string]any{"Button": loc.T("retrieval.reveal", nil)})
 	}
 	if p.HasPassphrase {
-		msg += " You will also need the passphrase, which I'll send you separately."
+		msg += " " + loc.T("preview.share.passphrase", nil)
 	}
 	return msg
 }
@@ -64,21 +68,21 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) error {
 		s.expiredPage(w, r)
 		return nil
 	}
-	u := s.currentUser(r)
+	u, loc := s.currentUser(r), s.localizer(r)
 	v := previewView{
 		URL:           s.secretURL(r, p),
 		Token:         token,
 		Kind:          string(p.Kind),
-		Lifetime:      lifetime(p),
+		Lifetime:      timeLeftIn(loc, p, p.CreatedAt),
 		Views:         p.ExpireAfterViews,
 		HasPassphrase: p.HasPassphrase,
 		Owner:         u != nil && p.OwnedBy(u.ID),
-		Expiry:        expirySentence(p),
+		Expiry:        expirySentence(loc, p),
 	}
-	v.Message = shareMessage(v.URL, p)
-	if v.QR, err = qrSVG(v.URL, "QR code of the secret link"); err != nil {
+	v.Message = shareMessage(loc, v.URL, p)
+	if v.QR, err = qrSVG(v.URL, loc.T("preview.qr_label", nil)); err != nil {
 		return err
 	}
-	s.render(w, r, "preview.html", page{Title: "The secret link", User: u, Data: v})
+	s.render(w, r, "preview.html", page{TitleKey: "preview.title", User: u, Data: v})
 	return nil
 }

@@ -169,9 +169,21 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p p
 	w.Write(buf.Bytes())
 }
 
-// renderError shows a message page.
+// renderError shows a message page. A title or message that is a catalog
+// key is written in the page's language; any other text is shown as it is.
 func (s *Server) renderError(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
-	s.render(w, r, "message.html", page{Title: title, Status: status, Data: msg})
+	s.renderMessage(w, r, page{Title: title, Status: status, Data: msg})
+}
+
+// renderMessage shows message.html with p, whose Title and Data (the
+// message) are written in the page's language where they are catalog keys.
+func (s *Server) renderMessage(w http.ResponseWriter, r *http.Request, p page) {
+	loc := s.localizer(r)
+	p.Title = loc.T(p.Title, nil)
+	if msg, ok := p.Data.(string); ok {
+		p.Data = loc.T(msg, nil)
+	}
+	s.render(w, r, "message.html", p)
 }
 
 // expiredPage is the one page for expired and unknown links (200), so that a
@@ -186,41 +198,49 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if !errors.As(err, &e) {
 		if e = s.svc.Fault(r.Context(), err); e == nil {
 			s.log.Error("web request failed", "path", httpx.RedactPath(r.URL.Path), "err", err)
-			s.renderError(w, r, http.StatusInternalServerError, "Something went wrong",
-				"The server could not complete this request. Please try again later.")
+			s.renderError(w, r, http.StatusInternalServerError, "message.error.title", "message.error.text")
 			return
 		}
 	}
 	switch e.Code {
 	case push.CodeUnavailable:
-		s.render(w, r, "message.html", page{Title: "Please try again in a moment", Status: http.StatusServiceUnavailable,
-			Data: e.Message, RetryAfter: e.RetryAfter})
+		s.renderMessage(w, r, page{Title: "message.unavailable.title", Status: http.StatusServiceUnavailable,
+			Data: "message.unavailable.text", RetryAfter: e.RetryAfter})
 	case push.CodeStorageFull:
-		s.render(w, r, "message.html", page{Title: "Out of storage space", Status: http.StatusInsufficientStorage, Data: e.Message})
+		s.renderError(w, r, http.StatusInsufficientStorage, "message.storage_full.title", "message.storage_full.text")
 	case push.CodeNotFound:
 		s.expiredPage(w, r)
 	case push.CodeUnauthenticated:
-		s.renderError(w, r, http.StatusUnauthorized, "Sign in required", e.Message)
+		s.renderError(w, r, http.StatusUnauthorized, "message.sign_in.title", e.Message)
 	case push.CodeForbidden:
-		s.renderError(w, r, http.StatusForbidden, "Not allowed", e.Message)
+		s.renderError(w, r, http.StatusForbidden, "message.forbidden.title", e.Message)
 	case push.CodeTooMany:
-		s.render(w, r, "message.html", page{Title: "Too many attempts", Status: http.StatusTooManyRequests,
-			Data: e.Message, RetryAfter: e.RetryAfter})
+		s.renderMessage(w, r, page{Title: "message.too_many.title", Status: http.StatusTooManyRequests,
+			Data: tooManyText(s.localizer(r), e), RetryAfter: e.RetryAfter})
 	case push.CodeTooLarge:
-		s.renderError(w, r, http.StatusRequestEntityTooLarge, "Too large", "The form was too large.")
+		s.renderError(w, r, http.StatusRequestEntityTooLarge, "message.too_large.title", "message.too_large.form")
 	case push.CodeInvalid:
 		msg := fieldMessage(err)
 		if msg == "" {
 			msg = e.Message
 		}
-		s.renderError(w, r, http.StatusUnprocessableEntity, "This cannot be done", msg)
+		s.renderError(w, r, http.StatusUnprocessableEntity, "message.invalid.title", msg)
 	default:
-		s.renderError(w, r, http.StatusBadRequest, "Bad request", e.Message)
+		s.renderError(w, r, http.StatusBadRequest, "message.bad_request.title", e.Message)
 	}
 }
 
+// tooManyText says, in loc's language, when to try again after e: in
+// whole minutes, a part counting as one. Without a wait, e's own message.
+func tooManyText(loc *i18n.Localizer, e *push.Error) string {
+	if e.RetryAfter <= 0 {
+		return e.Message
+	}
+	return loc.N("message.too_many.text", int((e.RetryAfter+time.Minute-1)/time.Minute), nil)
+}
+
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {
-	s.renderError(w, r, http.StatusNotFound, "Page not found", "There is no page at this address.")
+	s.renderError(w, r, http.StatusNotFound, "message.not_found.title", "message.not_found.text")
 	return nil
 }
 

@@ -173,8 +173,7 @@ func (s *Server) Handler() http.Handler {
 		_ = csrf.AddTrustedOrigin(s.baseURL)
 	}
 	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.renderError(w, r, http.StatusForbidden, "Request refused",
-			"This form was sent from another site, so it was refused. Go back, reload the page and try again.")
+		s.renderError(w, r, http.StatusForbidden, "message.refused.title", "message.refused.text")
 	}))
 	return securityHeaders(s.csp, withLangPrefix(s.sessions.LoadAndSave(withUserCache(csrf.Handler(s.enrolFirst(mux))))))
 }

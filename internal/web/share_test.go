@@ -211,7 +211,7 @@ func TestBrowserCounter(t *testing.T) {
 	}
 	b.shot(p, "create-over-limit")
 	b.do(p, chromedp.Click(css("main form button[type=submit]")), chromedp.WaitVisible(css(".field-error")))
-	if msg := run(b, p, chromedp.Text(css(".field-error"))); !strings.Contains(msg, "too large") {
+	if msg := run(b, p, chromedp.Text(css(".field-error"))); !strings.Contains(msg, "too long") {
 		t.Errorf("the server's refusal: %q", msg)
 	}
 	setPayload(`"🔑\n"`)
@@ -229,7 +229,7 @@ func TestBrowserCounter(t *testing.T) {
 		t.Errorf("qr over the limit: %q", got)
 	}
 	b.do(p, chromedp.Click(css("main form button[type=submit]")), chromedp.WaitVisible(css(".field-error")))
-	if msg := run(b, p, chromedp.Text(css(".field-error"))); !strings.Contains(msg, "too large") {
+	if msg := run(b, p, chromedp.Text(css(".field-error"))); !strings.Contains(msg, "too long") {
 		t.Errorf("the server took the payload the counter called too long: %q", msg)
 	}
 	setPayload(`"a".repeat(1022) + "\n"`)

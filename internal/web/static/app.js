@@ -3,6 +3,16 @@
 (function () {
   function byId(id) { return document.getElementById(id); }
 
+  // tr is a text of the page's language, which the page carries in
+  // data-t-* attributes of el (the body by default), with its {name}
+  // placeholders filled from args; fallback where the page has none.
+  function tr(name, fallback, args, el) {
+    var v = (el || document.body).getAttribute("data-t-" + name);
+    var s = v === null ? fallback : v;
+    Object.keys(args || {}).forEach(function (k) { s = s.split("{" + k + "}").join(args[k]); });
+    return s;
+  }
+
   // announce says msg to screen readers through a polite live region,
   // made once and kept out of sight.
   var live;
@@ -26,11 +36,11 @@
       var text = el.value !== undefined ? el.value : el.textContent;
       navigator.clipboard.writeText(text).then(function () {
         var old = t.textContent;
-        t.textContent = "Copied";
-        announce(t.dataset.copied || "Copied to the clipboard");
+        t.textContent = tr("copied", "Copied");
+        announce(t.dataset.copied || tr("copied-announce", "Copied to the clipboard"));
         setTimeout(function () { t.textContent = old; }, 1500);
       }, function () {
-        t.textContent = "Copy failed: select and copy by hand";
+        t.textContent = tr("copy-failed", "Copy failed: select and copy by hand");
         announce(t.textContent);
       });
     } else if (t.dataset.reveal) {
@@ -67,7 +77,7 @@
     d.setAttribute("aria-labelledby", "confirm-title");
     var h = document.createElement("h2");
     h.id = "confirm-title";
-    h.textContent = form.dataset.confirmTitle || "Are you sure?";
+    h.textContent = form.dataset.confirmTitle || tr("dialog-title", "Are you sure?");
     var p = document.createElement("p");
     p.textContent = form.dataset.confirm;
     var actions = document.createElement("div");
@@ -76,11 +86,11 @@
     ok.type = "button";
     ok.className = "danger";
     ok.id = "confirm-ok";
-    ok.textContent = form.dataset.confirmButton || "Go ahead";
+    ok.textContent = form.dataset.confirmButton || tr("dialog-button", "Go ahead");
     var cancel = document.createElement("button");
     cancel.type = "button";
     cancel.id = "confirm-cancel";
-    cancel.textContent = "Cancel";
+    cancel.textContent = tr("cancel", "Cancel");
     actions.appendChild(ok);
     actions.appendChild(cancel);
     d.appendChild(h);
@@ -106,7 +116,7 @@
   var timer;
   function toggle(el, button) {
     var blurred = el.classList.toggle("blurred");
-    if (button) button.textContent = blurred ? "Show" : "Hide";
+    if (button) button.textContent = blurred ? tr("show", "Show") : tr("hide", "Hide");
     clearTimeout(timer);
     if (!blurred) timer = setTimeout(function () { toggle(el, button); }, 20000);
   }
@@ -163,21 +173,23 @@
   function checkOptions(o) {
     var maxLen = Number(byId("gen-max-syllable-length").max), maxCount = Number(byId("gen-syllables-count").max);
     var maxSet = Number(byId("gen-consonants").maxLength);
+    var box = byId("generator");
+    function g(name, fallback, args) { return tr(name, fallback, args, box); }
     function whole(n, hi) { return typeof n === "number" && Number.isInteger(n) && n >= 1 && n <= hi; }
-    if (!whole(o.syllablesCount, maxCount)) return "Syllables must be a whole number from 1 to " + maxCount + ".";
+    if (!whole(o.syllablesCount, maxCount)) return g("syllables", "Syllables must be a whole number from 1 to " + maxCount + ".");
     if (!whole(o.minSyllableLength, maxLen) || !whole(o.maxSyllableLength, maxLen)) {
-      return "Syllable lengths must be whole numbers from 1 to " + maxLen + ".";
+      return g("lengths", "Syllable lengths must be whole numbers from 1 to " + maxLen + ".");
     }
-    if (o.minSyllableLength > o.maxSyllableLength) return "The shortest syllable must not be longer than the longest.";
+    if (o.minSyllableLength > o.maxSyllableLength) return g("order", "The shortest syllable must not be longer than the longest.");
     var sets = [["consonants", "Consonants", true], ["vowels", "Vowels", true], ["separators", "Separators", o.useSeparators]];
     for (var i = 0; i < sets.length; i++) {
-      var v = o[sets[i][0]], name = sets[i][1];
-      if (typeof v !== "string") return name + " are missing.";
+      var v = o[sets[i][0]], name = { name: g(sets[i][0], sets[i][1]) };
+      if (typeof v !== "string") return g("missing", "{name} are missing.", name);
       var chars = Array.from(v);
-      if (sets[i][2] && chars.length === 0) return name + " must not be empty.";
-      if (chars.length > maxSet) return name + ": at most " + maxSet + " characters.";
-      if (/\s/.test(v)) return name + " must not contain spaces.";
-      if (new Set(chars).size !== chars.length) return name + " must not repeat a character.";
+      if (sets[i][2] && chars.length === 0) return g("empty", "{name} must not be empty.", name);
+      if (chars.length > maxSet) return g("too-long", "{name}: at most " + maxSet + " characters.", name);
+      if (/\s/.test(v)) return g("spaces", "{name} must not contain spaces.", name);
+      if (new Set(chars).size !== chars.length) return g("repeat", "{name} must not repeat a character.", name);
     }
     return "";
   }
@@ -212,48 +224,54 @@
   }
 
   function generateInto(field) {
-    var o = byId("generator") ? readOptions() : null;
-    var bad = o ? checkOptions(o) : "The generator is missing.";
+    var box = byId("generator");
+    var o = box ? readOptions() : null;
+    var bad = o ? checkOptions(o) : tr("absent", "The generator is missing.", null, document.querySelector("[data-generate]"));
     if (bad) {
+      if (!box) return announce(bad);
       genMessage(bad);
       if (byId("generator-options")) byId("generator-options").open = true;
-      announce("No password generated: " + bad);
+      announce(tr("not-generated", "No password generated: {reason}", { reason: bad }, box));
       return;
     }
     genMessage("");
     field.value = generate(o);
     field.dispatchEvent(new Event("input", { bubbles: true }));
-    announce("Password generated");
+    announce(tr("generated", "Password generated", null, box));
   }
 
   function setUpGenerator() {
     var box = byId("generator");
     if (!box) return;
+    function g(name, fallback, args) { return tr(name, fallback, args, box); }
+    var fromBrowser = g("source-saved", "Using the defaults saved in this browser.");
+    var fromServer = g("source-server", "Using the server's defaults.");
     var saved = savedOptions();
     showOptions(saved || serverOptions(box));
-    genMessage("", saved ? "Using the defaults saved in this browser." : "Using the server's defaults.");
+    genMessage("", saved ? fromBrowser : fromServer);
     byId("gen-save").addEventListener("click", function () {
       var o = readOptions(), bad = checkOptions(o);
       if (bad) {
         genMessage(bad);
-        announce("Not saved: " + bad);
+        announce(g("not-saved", "Not saved: {reason}", { reason: bad }));
         return;
       }
       try {
         localStorage.setItem(genKey, JSON.stringify(o));
       } catch (e) {
-        genMessage("This browser does not let the page save settings.");
-        announce("Not saved: this browser does not let the page save settings.");
+        var no = g("no-storage", "This browser does not let the page save settings.");
+        genMessage(no);
+        announce(g("not-saved", "Not saved: {reason}", { reason: no }));
         return;
       }
-      genMessage("", "Using the defaults saved in this browser.");
-      announce("Saved as the default in this browser");
+      genMessage("", fromBrowser);
+      announce(g("saved", "Saved as the default in this browser"));
     });
     byId("gen-reset").addEventListener("click", function () {
       try { localStorage.removeItem(genKey); } catch (e) { /* nothing was saved */ }
       showOptions(serverOptions(box));
-      genMessage("", "Using the server's defaults.");
-      announce("Reset to the server's defaults");
+      genMessage("", fromServer);
+      announce(g("reset", "Reset to the server's defaults"));
     });
   }
 
@@ -273,7 +291,14 @@
     }
     return n;
   }
-  function grouped(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
+  // grouped writes a count the way the page's language does.
+  function grouped(n) {
+    try {
+      return new Intl.NumberFormat(document.documentElement.lang || "en").format(n);
+    } catch (e) {
+      return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    }
+  }
 
   function setUpCounter() {
     var out = document.querySelector("[data-count]");
@@ -282,8 +307,8 @@
     var limit = Number(out.dataset.limit), wasOver = false, pause;
     function update() {
       var n = sentLength(field.value), over = limit > 0 && n > limit;
-      var msg = grouped(n) + " of " + grouped(limit) + " characters";
-      if (over) msg += ": " + grouped(n - limit) + " too many";
+      var msg = tr("counter", "{n} of " + grouped(limit) + " characters", { n: grouped(n) }, out);
+      if (over) msg += ": " + tr("over", "{n} too many", { n: grouped(n - limit) }, out);
       out.textContent = msg;
       out.classList.toggle("over", over);
       if (over) field.setAttribute("aria-invalid", "true"); else field.removeAttribute("aria-invalid");
