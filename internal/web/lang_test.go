@@ -15,6 +15,7 @@ import (
 
 	"hush/internal/i18n"
 	"hush/internal/push"
+	"hush/internal/testenv"
 )
 
 // TestLanguagePrefix: /de/… serves the recipient's pages in German and
@@ -310,8 +311,11 @@ func TestBrowserGermanRecipient(t *testing.T) {
 }
 
 // sameIn are words a page may show as English does in one language,
-// because that language writes them so too.
-var sameIn = map[string][]string{"de": {"Passphrase (optional)"}}
+// because that language writes them so too: Swedish writes an instant as
+// ISO 8601, as English does (the audit log's and dashboard's dates, at the
+// test clock's start).
+var sameIn = map[string][]string{"de": {"Passphrase (optional)"},
+	"sv": {i18n.For("sv").Date(testenv.Start), i18n.For("sv").DateTime(testenv.Start)}}
 
 // TestSenderPagesTranslated renders the sender's pages — the create form
 // of each kind, a refused form, the preview, the dashboard with a push, the
