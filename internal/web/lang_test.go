@@ -311,7 +311,7 @@ func TestBrowserGermanRecipient(t *testing.T) {
 
 // sameIn are words a page may show as English does in one language,
 // because that language writes them so too.
-var sameIn = map[string][]string{"de": {"Passphrase (optional)"}}
+var sameIn = map[string][]string{"de": {"Passphrase (optional)"}, "ja": {"URL"}}
 
 // TestSenderPagesTranslated renders the sender's pages — the create form
 // of each kind, a refused form, the preview, the dashboard with a push, the
