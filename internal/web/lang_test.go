@@ -314,6 +314,7 @@ func TestBrowserGermanRecipient(t *testing.T) {
 var sameIn = map[string][]string{
 	"de": {"Passphrase (optional)"},
 	"fr": {"Actions"}, // the dashboard's column of actions
+	"ja": {"URL"},     // Japanese writes the word in Latin letters
 	"it": {"File"},    // the kind of secret
 	"nl": {"Status"},  // the audit log's status of a push
 	"sv": {i18n.For("sv").Date(testenv.Start), i18n.For("sv").DateTime(testenv.Start)},
