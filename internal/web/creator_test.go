@@ -189,6 +189,8 @@ func TestAuditPage(t *testing.T) {
 	a.has(t, "Audit log: audited", "my note", "<td>Created</td>", "<td>Viewed</td>", h.clock.Now().UTC().Format("2006-01-02 15:04:05 UTC"),
 		"&lt;script&gt;agent&lt;/script&gt;", `action="/p/`+tok+`/expire"`)
 	a.lacks(t, "<script>agent")
+	// The link, with a button that copies it.
+	a.has(t, `<code id="audit-url">`+h.url+`/p/`+tok+`/r</code>`, `data-copy="audit-url"`)
 
 	// Not the owner, not signed in, unknown push.
 	other := h.signUp("other@example.com", "password one")
