@@ -215,9 +215,9 @@ func TestClientOldAddresses(t *testing.T) {
 		"/r/" + tok:                 "/p/" + tok,
 		"/r/" + tok + "/r":          "/p/" + tok + "/r",
 		"/f/" + tok + "/passphrase": "/p/" + tok + "/passphrase",
-		"/pt-BR/p/" + tok + "/r":    "/p/" + tok + "/r",
+		"/pt-PT/p/" + tok + "/r":    "/p/" + tok + "/r",
 		"/de/f/" + tok + "/r":       "/de/p/" + tok + "/r",
-		"/fr/r/" + tok:              "/p/" + tok,
+		"/ko/r/" + tok:              "/p/" + tok,
 		"/api_tokens":               "/users/token",
 	} {
 		res := noRedirect(t, "GET", srv.url+from)
@@ -226,9 +226,10 @@ func TestClientOldAddresses(t *testing.T) {
 		}
 	}
 	// A shipped language's prefix is served as it is, in that language
-	// (docs/decisions.md, D53); a language not shipped yet (pt-BR, fr above)
-	// is Password Pusher's old link, redirected.
-	for path, want := range map[string]string{"/en/p/" + tok + "/r": "Reveal the secret", "/de/p/" + tok + "/r/": "Geheimnis anzeigen"} {
+	// (docs/decisions.md, D53); a language Hush does not speak (pt-PT, ko
+	// above) is Password Pusher's old link, redirected.
+	for path, want := range map[string]string{"/en/p/" + tok + "/r": "Reveal the secret", "/de/p/" + tok + "/r/": "Geheimnis anzeigen",
+		"/pt-BR/p/" + tok + "/r": "Revelar o segredo"} {
 		if res := noRedirect(t, "GET", srv.url+path); res.Status != 200 || !strings.Contains(string(res.Body), want) {
 			t.Errorf("GET %s: %d, want it served with %q", path, res.Status, want)
 		}

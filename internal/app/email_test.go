@@ -238,13 +238,14 @@ func TestEmailNotify(t *testing.T) {
 	tok := created["url_token"].(string)
 	for _, to := range []string{"ann@example.org", "bob@example.org"} {
 		m := mp.Wait(t, to, 1, 10*time.Second)[0]
-		if len(m.To) != 1 || m.Subject != "owner@example.com shared a secret with you" {
+		// The recipients' language, French, gives the message and its link.
+		if len(m.To) != 1 || m.Subject != "owner@example.com a partagé un secret avec vous" {
 			t.Errorf("%s: to %v subject %q", to, m.To, m.Subject)
 		}
 		if strings.Contains(m.Text, "the notified secret") || strings.Contains(m.Text, "db creds") || strings.Contains(m.HTML, "db creds") {
 			t.Errorf("the message carries the payload or the name:\n%s", m.Text)
 		}
-		if link := linkIn(t, m, "/p/"); link != created["html_url"] {
+		if link, want := linkIn(t, m, "/p/"), strings.Replace(created["html_url"].(string), "/p/", "/fr/p/", 1); link != want {
 			t.Errorf("link %s", link)
 		}
 	}

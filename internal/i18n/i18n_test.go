@@ -38,7 +38,9 @@ func TestMatch(t *testing.T) {
 	cases := map[string]string{
 		"de-DE,de;q=0.9,en;q=0.8": "de",
 		"de-AT":                   "de",
-		"fr-FR, de;q=0.5":         "de",
+		"ko-KR, de;q=0.5":         "de",
+		"fr-CA, de;q=0.5":         "fr",
+		"pt-PT, en;q=0.5":         "pt-BR",
 		"en-GB,en;q=0.9":          "en",
 		"en;q=0.5, de;q=0.9":      "de",
 	}
@@ -48,7 +50,7 @@ func TestMatch(t *testing.T) {
 			t.Errorf("Match(%q) = %q %v, want %q", header, l.Code, ok, want)
 		}
 	}
-	for _, header := range []string{"", "xx-YY", "ja", "*", ";;;q=x"} {
+	for _, header := range []string{"", "xx-YY", "ko", "*", ";;;q=x"} {
 		if l, ok := Match(header); ok {
 			t.Errorf("Match(%q) = %q, want none", header, l.Code)
 		}
@@ -87,6 +89,27 @@ func TestLocalize(t *testing.T) {
 	}
 }
 
+// TestLocalizePluralForms: each language's CLDR rule picks the form its
+// catalog wrote for it: Polish one, few and many, French zero as one.
+func TestLocalizePluralForms(t *testing.T) {
+	for _, c := range []struct {
+		code string
+		n    int
+		want string
+	}{
+		{"pl", 1, "1 wyświetlenie"}, {"pl", 3, "3 wyświetlenia"}, {"pl", 5, "5 wyświetleń"},
+		{"pl", 12, "12 wyświetleń"}, {"pl", 22, "22 wyświetlenia"}, {"pl", 0, "0 wyświetleń"},
+		{"fr", 0, "0 consultation"}, {"fr", 1, "1 consultation"}, {"fr", 2, "2 consultations"},
+		{"fr", 1000000, "1\u00a0000\u00a0000 de consultations"},
+		{"pt-BR", 0, "0 visualização"}, {"es", 1, "1 visualización"}, {"it", 2, "2 visualizzazioni"},
+		{"nl", 1, "1 weergave"},
+	} {
+		if got := For(c.code).N("views.count", c.n, nil); got != c.want {
+			t.Errorf("%s %d: %q, want %q", c.code, c.n, got, c.want)
+		}
+	}
+}
+
 // TestConcurrentLocalize: the shared localizers serve many goroutines at
 // once (run with -race).
 func TestConcurrentLocalize(t *testing.T) {
@@ -99,7 +122,8 @@ func TestConcurrentLocalize(t *testing.T) {
 			for n := range 200 {
 				code := Codes()[(i+n)%len(Codes())]
 				l := For(code)
-				want := map[string]string{"en": " views", "de": " Aufrufe"}[code]
+				want := map[string]string{"en": " views", "de": " Aufrufe", "fr": " consultations", "es": " visualizaciones",
+					"it": " visualizzazioni", "nl": " weergaven", "pt-BR": " visualizações"}[code]
 				if got := l.N("views.count", n+2, nil); !strings.HasSuffix(got, want) {
 					errs <- code + ": " + got
 					return
