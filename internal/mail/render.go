@@ -21,7 +21,17 @@ const (
 	TemplateConfirm = "confirm" // an address confirmation link (ResetData)
 	TemplateNotify  = "notify"  // a secret link for its recipient (NotifyData)
 	TemplateReceipt = "receipt" // a read receipt for a push's owner (ReceiptData)
+	TemplateHookOff = "hookoff" // a webhook endpoint Hush turned off, for its owner (HookOffData)
 )
+
+// HookOffData fills the message that tells an endpoint's owner that Hush
+// turned it off.
+type HookOffData struct {
+	Origin string
+	URL    string // the endpoint
+	Since  string // when its deliveries began to fail
+	Page   string // the address of the owner's webhook page; "" without a fixed origin
+}
 
 // ResetData fills the reset and confirm messages.
 type ResetData struct {
@@ -81,7 +91,7 @@ func parseMessages(loc *i18n.Localizer) map[string]message {
 		"lang": func() i18n.Language { return loc.Lang() },
 	}
 	out := map[string]message{}
-	for _, name := range []string{TemplateReset, TemplateConfirm, TemplateNotify, TemplateReceipt} {
+	for _, name := range []string{TemplateReset, TemplateConfirm, TemplateNotify, TemplateReceipt, TemplateHookOff} {
 		out[name] = message{
 			text: texttemplate.Must(texttemplate.New(name).Funcs(fm).ParseFS(templateFS, "templates/"+name+".txt")),
 			html: htmltemplate.Must(htmltemplate.New(name).Funcs(fm).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")),

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
+	"hush/internal/i18n"
 	"hush/internal/mail"
 	"hush/internal/push"
 	"hush/internal/store"
@@ -61,16 +63,26 @@ func ShortID(tokenKey string) string {
 	return tokenKey[:6] + "…"
 }
 
-// receiptLabel names a push in a receipt: its name in quotes, else its
-// short id, else when it was made.
-func receiptLabel(p *push.Push) string {
+// receiptLabel names a push in a receipt, in loc's language: its name in
+// quotes, else its short id, else when it was made.
+func receiptLabel(loc *i18n.Localizer, p *push.Push) string {
 	if name := mail.CleanHeader(p.Name); name != "" {
-		return "\u201c" + name + "\u201d"
+		return loc.T("mail.receipt.named", map[string]any{"Name": name})
 	}
 	if id := ShortID(p.TokenKey); id != "" {
 		return id
 	}
-	return "of " + p.CreatedAt.UTC().Format(mailTimeFormat)
+	return loc.T("mail.receipt.of", map[string]any{"Date": loc.Date(p.CreatedAt)})
+}
+
+// userLang is the language of the emails to u: the account's choice where
+// it is a shipped language, else the instance's default
+// (docs/decisions.md, D53).
+func (s *Service) userLang(u *push.User) *i18n.Localizer {
+	if l, ok := i18n.Lookup(u.Language); ok && u.Language != "" {
+		return i18n.For(l.Code)
+	}
+	return i18n.For(s.settings.DefaultLocale)
 }
 
 // sendReceipt writes and delivers a queued receipt, or nothing when the
@@ -97,8 +109,10 @@ func (s *Service) sendReceipt(ctx context.Context, m store.OutboxMessage) error 
 	if err != nil {
 		return err
 	}
-	msg, err := mail.Render(mail.TemplateReceipt, mail.ReceiptData{Origin: s.origin, Event: r.Event(), Label: receiptLabel(p),
-		At: m.CreatedAt.UTC().Format(mailTimeFormat), Created: p.CreatedAt.UTC().Format(mailTimeFormat), Quiet: "15 minutes"})
+	loc := s.userLang(u)
+	msg, err := mail.RenderIn(loc.Lang().Code, mail.TemplateReceipt, mail.ReceiptData{Origin: s.origin, Event: r.Event(),
+		Label: receiptLabel(loc, p), At: loc.Date(m.CreatedAt), Created: loc.Date(p.CreatedAt),
+		Quiet: loc.N("duration.minutes", int(receiptQuiet/time.Minute), nil)})
 	if err != nil {
 		return err
 	}

@@ -134,8 +134,9 @@ func (s *Service) sendReset(ctx context.Context, m store.OutboxMessage) error {
 	if err := s.store.SetResetDigest(ctx, u.ID, digest, s.Now().Add(ResetValidFor)); err != nil {
 		return err
 	}
-	msg, err := mail.Render(mail.TemplateReset, mail.ResetData{Origin: job.Origin, Email: u.Email,
-		Link: accountLink(job.Origin, ResetPath, ResetTokenParam, token), Valid: "1 hour"})
+	loc := s.userLang(u)
+	msg, err := mail.RenderIn(loc.Lang().Code, mail.TemplateReset, mail.ResetData{Origin: job.Origin, Email: u.Email,
+		Link: accountLink(job.Origin, ResetPath, ResetTokenParam, token), Valid: loc.N("duration.hours", int(ResetValidFor/time.Hour), nil)})
 	if err != nil {
 		return err
 	}
@@ -167,8 +168,9 @@ func (s *Service) sendConfirm(ctx context.Context, m store.OutboxMessage) error 
 		}
 		return err
 	}
-	msg, err := mail.Render(mail.TemplateConfirm, mail.ResetData{Origin: job.Origin, Email: u.Email,
-		Link: accountLink(job.Origin, ConfirmPath, ConfirmTokenParam, token), Valid: "24 hours"})
+	loc := s.userLang(u)
+	msg, err := mail.RenderIn(loc.Lang().Code, mail.TemplateConfirm, mail.ResetData{Origin: job.Origin, Email: u.Email,
+		Link: accountLink(job.Origin, ConfirmPath, ConfirmTokenParam, token), Valid: loc.N("duration.hours", int(ConfirmValidFor/time.Hour), nil)})
 	if err != nil {
 		return err
 	}

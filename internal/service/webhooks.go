@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -496,16 +495,18 @@ func (s *Service) hookTurnedOff(ctx context.Context, ep *push.Webhook, why strin
 	if err != nil {
 		return
 	}
-	page := "your account's Webhooks page"
+	d := mail.HookOffData{Origin: s.origin, URL: ep.URL}
 	if s.origin != "" {
-		page = s.origin + "/users/webhooks"
+		d.Page = s.origin + "/users/webhooks"
 	}
-	text := fmt.Sprintf("Hush turned off your webhook endpoint\n\n  %s\n\nbecause %s. Nothing more is sent to it. "+
-		"Turn it back on at %s once it answers again.\n", ep.URL, why, page)
-	msg := mail.Message{To: u.Email, Subject: "Your webhook endpoint was turned off", Text: text,
-		HTML: "<p>Hush turned off your webhook endpoint</p><p><code>" + html.EscapeString(ep.URL) + "</code></p><p>because " +
-			html.EscapeString(why) + ". Nothing more is sent to it. Turn it back on at " + html.EscapeString(page) +
-			" once it answers again.</p>"}
+	loc := s.userLang(u)
+	d.Since = loc.Date(ep.FailingSince)
+	msg, err := mail.RenderIn(loc.Lang().Code, mail.TemplateHookOff, d)
+	if err != nil {
+		s.log.Warn("webhooks: could not write the email of an endpoint turned off", "endpoint", ep.ID, "err", err)
+		return
+	}
+	msg.To = u.Email
 	q, err := s.queueEmail(msg)
 	if err == nil {
 		err = s.store.Enqueue(ctx, s.Now(), q)

@@ -27,7 +27,8 @@ type receiptBox struct {
 	Checked bool
 }
 
-// receiptLabels say what each receipt is, in push.AllReceipts' order.
+// receiptLabels say what each receipt is, in push.AllReceipts' order (in
+// English: edit.html says it in the page's language, by the field's name).
 var receiptLabels = []string{"it is viewed", "a wrong passphrase is tried", "it expires"}
 
 // receiptBoxes are the receipt checkboxes, checked as r says; nil where the
@@ -75,8 +76,8 @@ func (s *Server) setLanguage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	v := s.accountView(u)
-	v.Notice = "Your language has been saved."
-	s.render(w, r, "edit.html", page{Title: "Your account", User: u, Data: v})
+	v.Notice = s.localizer(r).T("account.language_saved", nil)
+	s.render(w, r, "edit.html", page{TitleKey: "account.title", User: u, Data: v})
 	return nil
 }
 
@@ -86,7 +87,7 @@ func (s *Server) accountForm(w http.ResponseWriter, r *http.Request) error {
 	if u == nil {
 		return nil
 	}
-	s.render(w, r, "edit.html", page{Title: "Your account", User: u, Data: s.accountView(u)})
+	s.render(w, r, "edit.html", page{TitleKey: "account.title", User: u, Data: s.accountView(u)})
 	return nil
 }
 
@@ -106,20 +107,21 @@ func (s *Server) receiptsDefault(w http.ResponseWriter, r *http.Request) error {
 	}
 	u.ReceiptsDefault = rc
 	v := s.accountView(u)
-	v.Notice = "Your email settings have been saved."
-	s.render(w, r, "edit.html", page{Title: "Your account", User: u, Data: v})
+	v.Notice = s.localizer(r).T("account.receipts_saved", nil)
+	s.render(w, r, "edit.html", page{TitleKey: "account.title", User: u, Data: v})
 	return nil
 }
 
 // accountError shows the account page again for an error a person can act
 // on (a wrong current password, a rejected new one, too many attempts) and
-// reports whether it did.
+// reports whether it did; wrongPassword is the catalog key of what a wrong
+// current password is told.
 func (s *Server) accountError(w http.ResponseWriter, r *http.Request, u *push.User, err error, wrongPassword string) bool {
 	var e *push.Error
 	if errors.As(err, &e) && e.Fields["current_password"] != nil {
-		err = &push.Error{Code: push.CodeUnauthenticated, Message: wrongPassword}
+		err = &push.Error{Code: push.CodeUnauthenticated, Message: s.localizer(r).T(wrongPassword, nil)}
 	}
-	return s.formAgain(w, r, err, "edit.html", "Your account", s.accountView(u))
+	return s.formAgain(w, r, err, "edit.html", "account.title", s.accountView(u))
 }
 
 // changePassword serves POST /users/password. Every other session of the
@@ -135,7 +137,7 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 	f := r.PostForm
 	changed, err := s.svc.ChangePassword(r.Context(), u, f.Get("current_password"), f.Get("password"),
 		f.Get("password_confirmation"), s.meta(r))
-	if s.accountError(w, r, u, err, "The current password is not correct.") {
+	if s.accountError(w, r, u, err, "account.msg.wrong_password") {
 		return nil
 	}
 	if err == nil {
@@ -145,8 +147,8 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	v := s.accountView(changed)
-	v.Notice = "Your password has been changed. Every other session of your account has been signed out."
-	s.render(w, r, "edit.html", page{Title: "Your account", User: changed, Data: v})
+	v.Notice = s.localizer(r).T("account.password_changed", nil)
+	s.render(w, r, "edit.html", page{TitleKey: "account.title", User: changed, Data: v})
 	return nil
 }
 
@@ -161,11 +163,12 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	if !s.confirmed(w, r, questions["account-delete"], "/users/edit", true) {
+	loc := s.localizer(r) // the account's language, before its session ends
+	if !s.confirmed(w, r, s.question(r, "account-delete"), "/users/edit", true) {
 		return nil
 	}
 	err := s.svc.DeleteAccount(r.Context(), u, r.PostForm.Get("current_password"), s.meta(r))
-	if s.accountError(w, r, u, err, "The password is not correct; the account was not deleted.") {
+	if s.accountError(w, r, u, err, "account.msg.not_deleted") {
 		return nil
 	}
 	if err == nil {
@@ -174,7 +177,6 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.render(w, r, "message.html", page{Title: "Your account has been deleted",
-		Data: "Your account, its API token and all of its pushes have been deleted."})
+	s.render(w, r, "message.html", page{Title: loc.T("account.deleted_title", nil), Data: loc.T("account.deleted_text", nil)})
 	return nil
 }

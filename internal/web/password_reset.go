@@ -37,7 +37,7 @@ func (s *Server) resetForm(w http.ResponseWriter, r *http.Request) error {
 	if s.resetClosed(w, r) {
 		return nil
 	}
-	s.render(w, r, "password_new.html", page{Title: "Forgot your password?", Data: resetView{}})
+	s.render(w, r, "password_new.html", page{TitleKey: "password.forgot_title", Data: resetView{}})
 	return nil
 }
 
@@ -52,13 +52,13 @@ func (s *Server) resetRequest(w http.ResponseWriter, r *http.Request) error {
 	}
 	email := r.PostForm.Get("email")
 	err := s.svc.RequestPasswordReset(r.Context(), email, s.origin(r), s.meta(r))
-	if s.formAgain(w, r, err, "password_new.html", "Forgot your password?", resetView{Email: email}) {
+	if s.formAgain(w, r, err, "password_new.html", "password.forgot_title", resetView{Email: email}) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	s.render(w, r, "password_new.html", page{Title: "Check your email",
+	s.render(w, r, "password_new.html", page{TitleKey: "account.check_email",
 		Data: resetView{Email: service.NormalizeEmail(email), Sent: true}})
 	return nil
 }
@@ -78,14 +78,14 @@ func (s *Server) resetEditForm(w http.ResponseWriter, r *http.Request) error {
 		s.resetInvalid(w, r)
 		return nil
 	}
-	s.render(w, r, "password_edit.html", page{Title: "Choose a new password", Data: resetView{Token: token}})
+	s.render(w, r, "password_edit.html", page{TitleKey: "password.choose_title", Data: resetView{Token: token}})
 	return nil
 }
 
 // resetInvalid tells that a reset link no longer works.
 func (s *Server) resetInvalid(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, "password_edit.html", page{Title: "This link no longer works", Status: http.StatusNotFound,
-		Error: service.MsgResetInvalid, Data: resetView{}})
+	s.render(w, r, "password_edit.html", page{TitleKey: "account.link_dead_title", Status: http.StatusNotFound,
+		Error: s.sayIn(r, service.MsgResetInvalid), Data: resetView{}})
 }
 
 // resetSubmit serves POST /users/password/edit: the new password, once per
@@ -105,7 +105,7 @@ func (s *Server) resetSubmit(w http.ResponseWriter, r *http.Request) error {
 		s.resetInvalid(w, r)
 		return nil
 	}
-	if s.formAgain(w, r, err, "password_edit.html", "Choose a new password", resetView{Token: token}) {
+	if s.formAgain(w, r, err, "password_edit.html", "password.choose_title", resetView{Token: token}) {
 		return nil
 	}
 	if err != nil {
@@ -114,8 +114,8 @@ func (s *Server) resetSubmit(w http.ResponseWriter, r *http.Request) error {
 	if err := s.sessions.Destroy(r.Context()); err != nil {
 		return err
 	}
-	s.render(w, r, "message.html", page{Title: "Your password has been changed",
-		Data: "Every session of your account has been signed out. Sign in with your new password."})
+	s.render(w, r, "message.html", page{TitleKey: "password.changed_title",
+		Data: s.localizer(r).T("password.changed_text", nil)})
 	return nil
 }
 
@@ -146,14 +146,14 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request) error {
 	}
 	_, err := s.svc.ConfirmAccount(r.Context(), r.URL.Query().Get(service.ConfirmTokenParam))
 	if push.ErrorCode(err) == push.CodeNotFound {
-		s.render(w, r, "confirmation_new.html", page{Title: "This link no longer works", Status: http.StatusNotFound,
-			Error: service.MsgConfirmInvalid, Data: confirmView{}})
+		s.render(w, r, "confirmation_new.html", page{TitleKey: "account.link_dead_title", Status: http.StatusNotFound,
+			Error: s.sayIn(r, service.MsgConfirmInvalid), Data: confirmView{}})
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	s.render(w, r, "message.html", page{Title: "Your email address is confirmed", Data: "You can sign in now."})
+	s.render(w, r, "message.html", page{TitleKey: "signup.confirmed_title", Data: s.localizer(r).T("signup.confirmed_text", nil)})
 	return nil
 }
 
@@ -162,7 +162,7 @@ func (s *Server) confirmForm(w http.ResponseWriter, r *http.Request) error {
 	if s.confirmClosed(w, r) {
 		return nil
 	}
-	s.render(w, r, "confirmation_new.html", page{Title: "Confirm your email address", Data: confirmView{}})
+	s.render(w, r, "confirmation_new.html", page{TitleKey: "signup.confirm_title", Data: confirmView{}})
 	return nil
 }
 
@@ -177,13 +177,13 @@ func (s *Server) confirmRequest(w http.ResponseWriter, r *http.Request) error {
 	}
 	email := r.PostForm.Get("email")
 	err := s.svc.RequestConfirmation(r.Context(), email, s.origin(r), s.meta(r))
-	if s.formAgain(w, r, err, "confirmation_new.html", "Confirm your email address", confirmView{Email: email}) {
+	if s.formAgain(w, r, err, "confirmation_new.html", "signup.confirm_title", confirmView{Email: email}) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	s.render(w, r, "confirmation_new.html", page{Title: "Check your email",
+	s.render(w, r, "confirmation_new.html", page{TitleKey: "account.check_email",
 		Data: confirmView{Email: service.NormalizeEmail(email), Sent: true}})
 	return nil
 }

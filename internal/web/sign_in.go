@@ -15,15 +15,15 @@ type signInView struct {
 
 func (s *Server) loginsDisabled(w http.ResponseWriter, r *http.Request) bool {
 	if s.disableLogins {
-		s.renderError(w, r, http.StatusForbidden, "Sign-in is disabled",
-			"Signing in on the web is disabled on this server. API tokens keep working.")
+		loc := s.localizer(r)
+		s.renderError(w, r, http.StatusForbidden, loc.T("signin.disabled_title", nil), loc.T("signin.disabled_text", nil))
 	}
 	return s.disableLogins
 }
 
 // signInForm serves GET /users/sign_in.
 func (s *Server) signInForm(w http.ResponseWriter, r *http.Request) error {
-	return s.signForm(w, r, s.loginsDisabled, "sign_in.html", "Sign in")
+	return s.signForm(w, r, s.loginsDisabled, "sign_in.html", "signin.title")
 }
 
 // signInSubmit serves POST /users/sign_in. Attempts are limited per client,
@@ -47,18 +47,19 @@ func (s *Server) signInSubmit(w http.ResponseWriter, r *http.Request) error {
 		redirect(w, r, "/users/sign_in/two_factor")
 		return nil
 	}
-	return s.signedIn(w, r, u, err, "sign_in.html", "Sign in", signInView{Email: email, SSO: s.ssoOf()})
+	return s.signedIn(w, r, u, err, "sign_in.html", "signin.title", signInView{Email: email, SSO: s.ssoOf(r)})
 }
 
-// signForm serves the sign-in or sign-up form, unless closed answers
-// that it is off; a visitor already signed in goes to the dashboard.
+// signForm serves the sign-in or sign-up form, with the title of the
+// catalog key title, unless closed answers that it is off; a visitor
+// already signed in goes to the dashboard.
 func (s *Server) signForm(w http.ResponseWriter, r *http.Request, closed func(http.ResponseWriter, *http.Request) bool, tmpl, title string) error {
 	switch {
 	case closed(w, r):
 	case s.currentUser(r) != nil:
 		redirect(w, r, "/dashboard")
 	default:
-		s.render(w, r, tmpl, page{Title: title, Data: signInView{SSO: s.ssoOf()}})
+		s.render(w, r, tmpl, page{TitleKey: title, Data: signInView{SSO: s.ssoOf(r)}})
 	}
 	return nil
 }
@@ -88,8 +89,9 @@ var formStatus = map[push.Code]int{
 	push.CodeForbidden:       http.StatusForbidden, // a disabled account's right password
 }
 
-// formAgain shows a form again with err's message, when err is one a person
-// can act on (formStatus), and reports whether it did.
+// formAgain shows a form again, titled by the catalog key title, with
+// err's message in the page's language, when err is one a person can act
+// on (formStatus), and reports whether it did.
 func (s *Server) formAgain(w http.ResponseWriter, r *http.Request, err error, tmpl, title string, data any) bool {
 	var e *push.Error
 	if !errors.As(err, &e) {
@@ -103,11 +105,12 @@ func (s *Server) formAgain(w http.ResponseWriter, r *http.Request, err error, tm
 	if msg == "" {
 		msg = e.Message
 	}
+	msg = s.sayIn(r, msg)
 	field := firstInvalid(e.Fields, nil)
 	if field == "" && e.Code == push.CodeUnauthenticated && tmpl == "sign_in.html" {
 		field = "password" // a wrong email or password: the password is typed again
 	}
-	s.render(w, r, tmpl, page{Title: title, Error: msg, Field: field, Status: status, RetryAfter: e.RetryAfter, Data: data})
+	s.render(w, r, tmpl, page{TitleKey: title, Error: msg, Field: field, Status: status, RetryAfter: e.RetryAfter, Data: data})
 	return true
 }
 

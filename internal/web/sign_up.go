@@ -14,7 +14,8 @@ func (s *Server) signUpsClosed(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	if s.disableSignups || s.disableLogins {
-		s.renderError(w, r, http.StatusForbidden, "Sign-ups are disabled", "New accounts cannot be created on this server.")
+		loc := s.localizer(r)
+		s.renderError(w, r, http.StatusForbidden, loc.T("signup.disabled_title", nil), loc.T("signup.disabled_text", nil))
 		return true
 	}
 	return false
@@ -22,7 +23,7 @@ func (s *Server) signUpsClosed(w http.ResponseWriter, r *http.Request) bool {
 
 // signUpForm serves GET /users/sign_up.
 func (s *Server) signUpForm(w http.ResponseWriter, r *http.Request) error {
-	return s.signForm(w, r, s.signUpsClosed, "sign_up.html", "Sign up")
+	return s.signForm(w, r, s.signUpsClosed, "sign_up.html", "signup.title")
 }
 
 // signUpSubmit serves POST /users/sign_up: create the account and sign in.
@@ -38,9 +39,9 @@ func (s *Server) signUpSubmit(w http.ResponseWriter, r *http.Request) error {
 		Confirm: f.Get("password_confirmation"), Origin: s.origin(r), Meta: s.meta(r)})
 	if err == nil && u.ConfirmPending {
 		// Not signed in until the address is confirmed (docs/decisions.md, D39).
-		s.render(w, r, "message.html", page{Title: "Confirm your email address",
-			Data: "We sent a link to " + u.Email + ". Open it within a day to confirm your address, then sign in."})
+		s.render(w, r, "message.html", page{TitleKey: "signup.confirm_title",
+			Data: s.localizer(r).T("signup.confirm_sent", map[string]any{"Email": u.Email})})
 		return nil
 	}
-	return s.signedIn(w, r, u, err, "sign_up.html", "Sign up", signInView{Email: f.Get("email")})
+	return s.signedIn(w, r, u, err, "sign_up.html", "signup.title", signInView{Email: f.Get("email")})
 }

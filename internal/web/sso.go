@@ -31,10 +31,13 @@ type ssoView struct {
 }
 
 // ssoOf is the sign-in page's single sign-on part.
-func (s *Server) ssoOf() ssoView {
+func (s *Server) ssoOf(r *http.Request) ssoView {
 	v := ssoView{Password: s.svc.PasswordSignIn()}
 	if rules, ok := s.svc.SSO(); ok {
 		v.Label = rules.Label
+		if v.Label == defaultSSOLabel {
+			v.Label = s.localizer(r).T("signin.sso", nil)
+		}
 	}
 	return v
 }
@@ -45,7 +48,7 @@ func (s *Server) passwordClosed(w http.ResponseWriter, r *http.Request) bool {
 	if s.svc.PasswordSignIn() {
 		return false
 	}
-	s.renderError(w, r, http.StatusForbidden, "Password sign-in is off", service.MsgPasswordOff)
+	s.renderError(w, r, http.StatusForbidden, s.localizer(r).T("signin.password_off_title", nil), s.sayIn(r, service.MsgPasswordOff))
 	return true
 }
 
@@ -130,12 +133,12 @@ func (s *Server) ssoCallback(w http.ResponseWriter, r *http.Request) error {
 
 // ssoRefused shows the sign-in page with the refusal's message.
 func (s *Server) ssoRefused(w http.ResponseWriter, r *http.Request, err error) error {
-	if s.formAgain(w, r, err, "sign_in.html", "Sign in", signInView{SSO: s.ssoOf()}) {
+	if s.formAgain(w, r, err, "sign_in.html", "signin.title", signInView{SSO: s.ssoOf(r)}) {
 		return nil
 	}
 	if push.ErrorCode(err) == push.CodeUnavailable {
-		s.render(w, r, "sign_in.html", page{Title: "Sign in", Error: service.MsgSSOFailed, Status: http.StatusBadGateway,
-			Data: signInView{SSO: s.ssoOf()}})
+		s.render(w, r, "sign_in.html", page{TitleKey: "signin.title", Error: s.sayIn(r, service.MsgSSOFailed), Status: http.StatusBadGateway,
+			Data: signInView{SSO: s.ssoOf(r)}})
 		return nil
 	}
 	return err

@@ -28,7 +28,7 @@ func (s *Server) tokenPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.render(w, r, "token.html", page{Title: "API token", User: u, Data: tokenView{Email: u.Email, Created: created}})
+	s.render(w, r, "token.html", page{TitleKey: "token.title", User: u, Data: tokenView{Email: u.Email, Created: created}})
 	return nil
 }
 
@@ -46,14 +46,14 @@ func (s *Server) tokenCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if has && !s.confirmed(w, r, questions["token-replace"], "/users/token", false) {
+	if has && !s.confirmed(w, r, s.question(r, "token-replace"), "/users/token", false) {
 		return nil
 	}
 	tok, err := s.svc.ReplaceToken(r.Context(), u)
 	if err != nil {
 		return err
 	}
-	s.render(w, r, "token.html", page{Title: "API token", User: u,
+	s.render(w, r, "token.html", page{TitleKey: "token.title", User: u,
 		Data: tokenView{Token: tok, Replaced: has, Email: u.Email, Base: s.origin(r)}})
 	return nil
 }

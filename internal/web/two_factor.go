@@ -2,12 +2,12 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
 	"time"
 
+	"hush/internal/i18n"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -29,7 +29,7 @@ type twoFactorView struct {
 	Codes        []string           // the recovery codes, in the one response that shows them
 }
 
-const twoFactorTitle = "Two-factor authentication"
+const twoFactorTitle = "twofactor.title" // the pages' title, a catalog key
 
 // issuer names this instance in authenticator apps: Hush and its host.
 func (s *Server) issuer(r *http.Request) string {
@@ -51,12 +51,12 @@ func (s *Server) twoFactorView(r *http.Request, u *push.User) (twoFactorView, er
 	if err != nil || e == nil {
 		return v, err
 	}
-	return v, v.show(e)
+	return v, v.show(s.localizer(r), e)
 }
 
 // show puts an enrolment on the page.
-func (v *twoFactorView) show(e *service.Enrolment) error {
-	qr, err := qrSVG(e.URL, "QR code of the secret for your authenticator app")
+func (v *twoFactorView) show(loc *i18n.Localizer, e *service.Enrolment) error {
+	qr, err := qrSVG(e.URL, loc.T("twofactor.qr_label", nil))
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (s *Server) twoFactorPage(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) renderTwoFactor(w http.ResponseWriter, r *http.Request, u *push.User, v twoFactorView, msg string, status int) {
-	p := page{Title: twoFactorTitle, Data: v, Error: msg, Status: status}
+	p := page{TitleKey: twoFactorTitle, Data: v, Error: msg, Status: status}
 	if !s.svc.MustEnrol(u) {
 		p.User = u
 	}
@@ -115,7 +115,7 @@ func (s *Server) twoFactorSetup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	v := twoFactorView{Required: s.svc.RequireTwoFactor()}
-	if err := v.show(e); err != nil {
+	if err := v.show(s.localizer(r), e); err != nil {
 		return err
 	}
 	s.renderTwoFactor(w, r, u, v, "", http.StatusOK)
@@ -141,7 +141,7 @@ func (s *Server) twoFactorEnable(w http.ResponseWriter, r *http.Request) error {
 	if err := s.signIn(r, changed); err != nil {
 		return err
 	}
-	s.render(w, r, "two_factor_codes.html", page{Title: "Your recovery codes", User: changed, Data: twoFactorView{On: true, Codes: codes}})
+	s.render(w, r, "two_factor_codes.html", page{TitleKey: "twofactor.codes_page_title", User: changed, Data: twoFactorView{On: true, Codes: codes}})
 	return nil
 }
 
@@ -158,7 +158,7 @@ func (s *Server) twoFactorDisable(w http.ResponseWriter, r *http.Request) error 
 	if err := s.svc.DisableTwoFactor(r.Context(), u, r.PostForm.Get("current_password"), r.PostForm.Get("code"), s.meta(r)); err != nil {
 		return s.twoFactorAgain(w, r, u, err)
 	}
-	s.flash(r, "Two-factor authentication is off. You sign in with your password alone.")
+	s.flash(r, s.localizer(r).T("twofactor.turned_off", nil))
 	redirect(w, r, "/users/two_factor")
 	return nil
 }
@@ -180,9 +180,11 @@ func (s *Server) twoFactorAgain(w http.ResponseWriter, r *http.Request, u *push.
 	msg := e.Message
 	switch {
 	case e.Fields["current_password"] != nil:
-		msg, status = "The password is not correct.", http.StatusUnauthorized
+		msg, status = s.localizer(r).T("twofactor.wrong_password", nil), http.StatusUnauthorized
 	case fieldMessage(err) != "":
-		msg = fieldMessage(err)
+		msg = s.sayIn(r, fieldMessage(err))
+	default:
+		msg = s.sayIn(r, msg)
 	}
 	// Reloaded: a set-up that no longer holds is not shown again.
 	if fresh, lerr := s.svc.SessionUser(r.Context(), u.ID, u.AuthEpoch); lerr == nil && fresh != nil {
@@ -209,7 +211,7 @@ func (s *Server) signInCodeForm(w http.ResponseWriter, r *http.Request) error {
 		redirect(w, r, "/users/sign_in")
 		return nil
 	}
-	s.render(w, r, "sign_in_code.html", page{Title: twoFactorTitle, Data: codeView{Minutes: int(service.SignInCodeTimeout / time.Minute)}})
+	s.render(w, r, "sign_in_code.html", page{TitleKey: twoFactorTitle, Data: codeView{Minutes: int(service.SignInCodeTimeout / time.Minute)}})
 	return nil
 }
 
@@ -231,7 +233,7 @@ func (s *Server) signInCodeSubmit(w http.ResponseWriter, r *http.Request) error 
 	u, recovery, err := s.svc.FinishSignIn(r.Context(), p, r.PostForm.Get("code"), s.meta(r))
 	if push.ErrorCode(err) == push.CodeUnauthenticated {
 		s.endCodeStep(r)
-		s.render(w, r, "sign_in.html", page{Title: "Sign in", Error: service.MsgSignInExpired, Status: http.StatusUnauthorized, Data: signInView{SSO: s.ssoOf()}})
+		s.render(w, r, "sign_in.html", page{TitleKey: "signin.title", Error: s.sayIn(r, service.MsgSignInExpired), Status: http.StatusUnauthorized, Data: signInView{SSO: s.ssoOf(r)}})
 		return nil
 	}
 	if s.formAgain(w, r, err, "sign_in_code.html", twoFactorTitle, codeView{Minutes: int(service.SignInCodeTimeout / time.Minute)}) {
@@ -248,7 +250,7 @@ func (s *Server) signInCodeSubmit(w http.ResponseWriter, r *http.Request) error 
 		if err != nil {
 			return err
 		}
-		s.flash(r, fmt.Sprintf("You signed in with a recovery code, which cannot be used again: %d left.", left))
+		s.flash(r, s.localizer(r).N("twofactor.recovery_used", left, nil))
 		redirect(w, r, "/users/two_factor")
 		return nil
 	}

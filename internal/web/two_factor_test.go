@@ -89,7 +89,7 @@ func TestTwoFactorPages(t *testing.T) {
 		t.Fatalf("%d recovery codes", len(codes))
 	}
 	// This session carries on; the other one ended.
-	c.get("/users/two_factor").has(t, "is <strong>on</strong>", "<strong>10</strong> unused")
+	c.get("/users/two_factor").has(t, "authentication is on since", "You have 10 unused recovery codes.")
 	if r := other.get("/dashboard"); r.status != http.StatusSeeOther {
 		t.Errorf("the other session after turning the second factor on: %d", r.status)
 	}
@@ -137,7 +137,7 @@ func TestTwoFactorPages(t *testing.T) {
 	if rc.status != http.StatusSeeOther || rc.header.Get("Location") != "/users/two_factor" {
 		t.Fatalf("a recovery code: %d %q", rc.status, rc.header.Get("Location"))
 	}
-	b2.get("/users/two_factor").has(t, "You signed in with a recovery code, which cannot be used again: 9 left.", "<strong>9</strong> unused")
+	b2.get("/users/two_factor").has(t, "You signed in with a recovery code, which cannot be used again: 9 left.", "You have 9 unused recovery codes.")
 
 	// The code step lasts five minutes.
 	b3 := h.client()

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
+	"hush/internal/i18n"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -122,31 +124,36 @@ func (s *Server) renderWebhooks(w http.ResponseWriter, r *http.Request, u *push.
 	if lerr != nil {
 		return lerr
 	}
+	loc := s.localizer(r)
+	for _, h := range hooks {
+		h.DisabledReason = hookReason(loc, h.DisabledReason)
+	}
 	v.Scope, v.Hooks, v.Private, v.MaxHooks = scope, hooks, s.svc.WebhookAllowPrivate(), service.MaxWebhooks
-	p := page{Title: "Webhooks", User: u, Data: v}
+	p := page{TitleKey: "webhooks.title", User: u, Data: v}
+	if scope.Instance {
+		p.TitleKey = "webhooks.instance_title"
+	}
 	if err != nil {
-		p.Error, p.Status = webhookError(err), http.StatusUnprocessableEntity
+		p.Error, p.Status = webhookError(loc, err), http.StatusUnprocessableEntity
 	}
 	s.render(w, r, "webhooks.html", p)
 	return nil
 }
 
-// webhookError says what was wrong with a form, field by field.
-func webhookError(err error) string {
+// webhookError says what was wrong with a form, field by field, in loc's
+// language.
+func webhookError(loc *i18n.Localizer, err error) string {
 	var e *push.Error
 	if !errors.As(err, &e) || e.Code != push.CodeInvalid {
 		return ""
 	}
-	msg := ""
+	var msgs []string
 	for _, f := range []string{"url", "events", "base"} {
 		for _, m := range e.Fields[f] {
-			if f != "base" {
-				m = map[string]string{"url": "The URL ", "events": "The events "}[f] + m
-			}
-			msg += m + ". "
+			msgs = append(msgs, hookFieldMessage(loc, f, m))
 		}
 	}
-	return msg
+	return strings.Join(msgs, " ")
 }
 
 // webhookCreate serves POST …/webhooks: the endpoint is added and its
@@ -204,18 +211,23 @@ func (s *Server) webhookPage(w http.ResponseWriter, r *http.Request, scope hookS
 	if err != nil {
 		return err
 	}
-	s.render(w, r, "webhook.html", pageOf(u, h, webhookView{Scope: scope, Hook: h, Events: hookEventViews(h.Events),
-		Deliveries: d, Delete: hookDeleteQuestion(h)}))
+	loc := s.localizer(r)
+	h.DisabledReason = hookReason(loc, h.DisabledReason)
+	for i := range d.Attempts {
+		d.Attempts[i].Error = hookAttemptError(loc, d.Attempts[i].Error)
+	}
+	s.render(w, r, "webhook.html", pageOf(loc, u, h, webhookView{Scope: scope, Hook: h, Events: hookEventViews(h.Events),
+		Deliveries: d, Delete: hookDeleteQuestion(loc, h)}))
 	return nil
 }
 
-func pageOf(u *push.User, h *push.Webhook, v webhookView) page {
-	return page{Title: "Webhook " + h.URL, User: u, Data: v}
+func pageOf(loc *i18n.Localizer, u *push.User, h *push.Webhook, v webhookView) page {
+	return page{Title: loc.T("webhooks.page_title", map[string]any{"URL": h.URL}), User: u, Data: v}
 }
 
-func hookDeleteQuestion(h *push.Webhook) question {
-	return question{"Delete this endpoint?", "Nothing more is sent to " + h.URL + ", and its delivery log is deleted. This cannot be undone.",
-		"Delete the endpoint"}
+func hookDeleteQuestion(loc *i18n.Localizer, h *push.Webhook) question {
+	return question{loc.T("webhooks.delete.title", nil), loc.T("webhooks.delete.text", map[string]any{"URL": h.URL}),
+		loc.T("webhooks.delete.button", nil)}
 }
 
 // webhookAct serves POST …/webhooks/{id}/{action}: update (events and
@@ -233,17 +245,18 @@ func (s *Server) webhookAct(w http.ResponseWriter, r *http.Request, scope hookSc
 		return err
 	}
 	self := fmt.Sprintf("%s/%d", scope.Base, h.ID)
+	loc := s.localizer(r)
 	switch r.PathValue("action") {
 	case "update":
 		err = s.webhookUpdate(r, u, h)
 	case "delete":
-		if !s.confirmed(w, r, hookDeleteQuestion(h), self, false) {
+		if !s.confirmed(w, r, hookDeleteQuestion(loc, h), self, false) {
 			return nil
 		}
 		if err := s.svc.DeleteWebhook(r.Context(), u, h.ID); err != nil {
 			return err
 		}
-		s.flash(r, "The endpoint was deleted.")
+		s.flash(r, loc.T("webhooks.deleted", nil))
 		redirect(w, r, scope.Base)
 		return nil
 	case "redeliver":
@@ -253,7 +266,7 @@ func (s *Server) webhookAct(w http.ResponseWriter, r *http.Request, scope hookSc
 	}
 	var e *push.Error
 	if errors.As(err, &e) && (e.Code == push.CodeInvalid || e.Code == push.CodeConflict) {
-		s.flash(r, firstNonEmpty(webhookError(err), e.Message))
+		s.flash(r, firstNonEmpty(webhookError(loc, err), say(loc, e.Message)))
 		err = nil
 	}
 	if err != nil {
@@ -272,7 +285,7 @@ func (s *Server) webhookUpdate(r *http.Request, u *push.User, h *push.Webhook) e
 	on := r.PostForm.Get("enabled") == "on"
 	_, err := s.svc.UpdateWebhook(r.Context(), u, h.ID, service.WebhookInput{Events: events, Enabled: &on})
 	if err == nil {
-		s.flash(r, "The endpoint was saved.")
+		s.flash(r, s.localizer(r).T("webhooks.saved", nil))
 	}
 	return err
 }
@@ -281,12 +294,12 @@ func (s *Server) webhookUpdate(r *http.Request, u *push.User, h *push.Webhook) e
 func (s *Server) webhookRedeliver(r *http.Request, u *push.User, h *push.Webhook) error {
 	msg, err := strconv.ParseInt(r.PostForm.Get("message"), 10, 64)
 	if err != nil {
-		return &push.Error{Code: push.CodeBadRequest, Message: "No message to send again."}
+		return &push.Error{Code: push.CodeBadRequest, Message: msgHookNoMessage}
 	}
 	if err := s.svc.Redeliver(r.Context(), u, h.ID, msg); err != nil {
 		return err
 	}
-	s.flash(r, "The message is queued to be sent again.")
+	s.flash(r, s.localizer(r).T("webhooks.requeued", nil))
 	return nil
 }
 
