@@ -26,6 +26,10 @@ type accountPageView struct {
 var accountSame = []string{"Webhooks", "Code", "Authorization: Bearer", "webhook-id", "webhook-timestamp",
 	"webhook-signature", "ms", "Hush", "API"}
 
+// accountSameIn are the words the account pages may show as English does
+// in one language only, where that language's own word is the same.
+var accountSameIn = map[string][]string{"it": {"Password"}}
+
 // totpSecret is a second factor's secret, as the set-up shows it.
 var totpSecret = regexp.MustCompile(`^[A-Z2-7]{16,}$`)
 
@@ -48,6 +52,7 @@ func checkPagesTranslated(t *testing.T, views []accountPageView, also ...string)
 			if l.Code == i18n.Default {
 				continue
 			}
+			allowed := append(slices.Clone(allowed), accountSameIn[l.Code]...)
 			other := v.get("/" + l.Code)
 			if other.status != english.status {
 				t.Errorf("%s in %s: status %d, English %d", v.name, l.Code, other.status, english.status)
