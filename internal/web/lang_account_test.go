@@ -100,14 +100,14 @@ func TestAccountPagesTranslated(t *testing.T) {
 	}
 	views := []accountPageView{
 		{"sign in", get(anon, "/users/sign_in")},
-		{"wrong password", post(anon, "/users/sign_in", url.Values{"email": {"lang-owner@example.com"}, "password": {"nope"}})},
+		{"wrong password", later(post(anon, "/users/sign_in", url.Values{"email": {"lang-owner@example.com"}, "password": {"nope"}}))},
 		{"sign up", get(anon, "/users/sign_up")},
 		{"short password", post(anon, "/users/sign_up", url.Values{"email": {"n@example.com"}, "password": {"short"}, "password_confirmation": {"short"}})},
 		{"passwords differ", post(anon, "/users/sign_up", url.Values{"email": {"n@example.com"}, "password": {"long enough 1"}, "password_confirmation": {"long enough 2"}})},
 		{"bad email", post(anon, "/users/sign_up", url.Values{"email": {"nope"}, "password": {"long enough 1"}, "password_confirmation": {"long enough 1"}})},
-		{"taken email", post(anon, "/users/sign_up", url.Values{"email": {"lang-owner@example.com"}, "password": {"long enough 1"}, "password_confirmation": {"long enough 1"}})},
+		{"taken email", later(post(anon, "/users/sign_up", url.Values{"email": {"lang-owner@example.com"}, "password": {"long enough 1"}, "password_confirmation": {"long enough 1"}}))},
 		{"account", get(u, "/users/edit")},
-		{"account wrong password", post(u, "/users/password", url.Values{"current_password": {"nope"}, "password": {"new password 1"}, "password_confirmation": {"new password 1"}})},
+		{"account wrong password", later(post(u, "/users/password", url.Values{"current_password": {"nope"}, "password": {"new password 1"}, "password_confirmation": {"new password 1"}}))},
 		{"account language saved", post(u, "/users/language", url.Values{"preferred_language": {""}})},
 		{"two factor off", get(u, "/users/two_factor")},
 		{"two factor set-up", post(u, "/users/two_factor/setup", url.Values{})},
