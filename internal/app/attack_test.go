@@ -124,8 +124,11 @@ func (p *peer) whoAmI() string {
 	if r.status != http.StatusOK {
 		return ""
 	}
-	m := regexp.MustCompile(`Signed in as <strong>([^<]+)</strong>`).FindStringSubmatch(r.body)
+	m := regexp.MustCompile(`Signed in as ([^<\s]+)\.</p>`).FindStringSubmatch(r.body)
 	if m == nil {
+		// A page that no longer says it would make every "signed out"
+		// check of the attack tests pass for nothing.
+		p.t.Errorf("the account page does not say who is signed in: %.300s", r.body)
 		return ""
 	}
 	return m[1]

@@ -22,8 +22,9 @@ import (
 
 // maxImageSize is the size budget of the image, uncompressed as the engine
 // reports it. Email (an SMTP client and the outbox's flows) took it from
-// 25.7 MB to 26.6 MB.
-const maxImageSize = 27 << 20
+// 25.7 MB to 26.6 MB; single sign-on (an OpenID Connect client and JOSE),
+// webhooks and thirteen languages' catalogs to 28.8 MB.
+const maxImageSize = 30 << 20
 
 // shutdownTimeout is HUSH_SHUTDOWN_TIMEOUT's default.
 const shutdownTimeout = 15 * time.Second
@@ -147,7 +148,7 @@ func testContents(t *testing.T, e *engine, img *builtImage) {
 	t.Logf("image size: %d bytes (%.1f MB, %.1f MiB) uncompressed; the saved image gzips to %.1f MB",
 		info.Size, float64(info.Size)/1e6, float64(info.Size)/(1<<20), float64(compressed)/1e6)
 	if info.Size > maxImageSize {
-		t.Errorf("the image is %d bytes, over the budget of %d (27 MiB)", info.Size, maxImageSize)
+		t.Errorf("the image is %d bytes, over the budget of %d (30 MiB)", info.Size, maxImageSize)
 	}
 	if info.Size < 5<<20 {
 		t.Errorf("the image is only %d bytes: is the binary in it?", info.Size)
