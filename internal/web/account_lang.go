@@ -16,7 +16,7 @@ import (
 // an unknown one as it is.
 
 // serviceMessages are the catalog keys of the service's messages that the
-// account pages show.
+// account pages, and the refusal pages of every other (fail), show.
 var serviceMessages = map[string]string{
 	service.MsgBadEmail:          "account.msg.bad_email",
 	service.MsgBadCredentials:    "account.msg.bad_credentials",
@@ -44,6 +44,8 @@ var serviceMessages = map[string]string{
 	service.MsgSSOLinkedOther:    "account.msg.sso_linked_other",
 	service.MsgPasswordOff:       "account.msg.password_off",
 	service.MsgSignIn:            "account.msg.sign_in",
+	service.MsgNotDeletable:      "message.not_deletable",
+	service.MsgNotYourOwn:        "admin.not_your_own",
 	msgReceiptsOff:               "account.msg.receipts_off",
 	msgHookTurnedOff:             "webhooks.msg.turned_off",
 	msgHookWaiting:               "webhooks.msg.waiting",

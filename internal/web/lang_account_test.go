@@ -1,7 +1,10 @@
 package web
 
 import (
+	"context"
+	"html"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"slices"
@@ -179,4 +182,36 @@ func TestSSOButtonLabel(t *testing.T) {
 	c.get("/en/users/sign_in").has(t, ">"+defaultSSOLabel+"</a>")
 	own, _ := ssoHarness(t, service.SSORules{Label: "Sign in with Corp ID"})
 	own.client().get("/de/users/sign_in").has(t, ">Sign in with Corp ID</a>")
+}
+
+// TestRefusalPagesTranslated: the refusal pages every handler falls back
+// on (401, 403, 400) say the service's message in the page's language when
+// the catalog knows it, and as the service wrote it when not.
+func TestRefusalPagesTranslated(t *testing.T) {
+	h := newHarness(t, nil)
+	de := i18n.For("de")
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&push.Error{Code: push.CodeUnauthenticated, Message: service.MsgSignIn}, de.T("account.msg.sign_in", nil)},
+		{&push.Error{Code: push.CodeForbidden, Message: service.MsgNotDeletable}, de.T("message.not_deletable", nil)},
+		{&push.Error{Code: push.CodeForbidden, Message: service.MsgNotYourOwn}, de.T("admin.not_your_own", nil)},
+		{&push.Error{Code: push.CodeBadRequest, Message: "a message no catalog has"}, "a message no catalog has"},
+	} {
+		w := httptest.NewRecorder()
+		h.web.sessions.LoadAndSave(withUserCache(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.web.fail(w, r.WithContext(context.WithValue(r.Context(), langKey{}, "de")), c.err)
+		}))).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/de/", nil))
+		body := w.Body.String()
+		if !strings.Contains(body, html.EscapeString(c.want)) {
+			t.Errorf("%v: the German page lacks %q:\n%.600s", c.err, c.want, body)
+		}
+		if c.want == "a message no catalog has" {
+			continue
+		}
+		if msg := c.err.(*push.Error).Message; strings.Contains(body, html.EscapeString(msg)) {
+			t.Errorf("%v: the German page shows the English %q", c.err, msg)
+		}
+	}
 }

@@ -211,9 +211,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case push.CodeNotFound:
 		s.expiredPage(w, r)
 	case push.CodeUnauthenticated:
-		s.renderError(w, r, http.StatusUnauthorized, "message.sign_in.title", e.Message)
+		s.renderError(w, r, http.StatusUnauthorized, "message.sign_in.title", s.sayIn(r, e.Message))
 	case push.CodeForbidden:
-		s.renderError(w, r, http.StatusForbidden, "message.forbidden.title", e.Message)
+		s.renderError(w, r, http.StatusForbidden, "message.forbidden.title", s.sayIn(r, e.Message))
 	case push.CodeTooMany:
 		s.renderMessage(w, r, page{Title: "message.too_many.title", Status: http.StatusTooManyRequests,
 			Data: tooManyText(s.localizer(r), e), RetryAfter: e.RetryAfter})
@@ -226,7 +226,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		s.renderError(w, r, http.StatusUnprocessableEntity, "message.invalid.title", msg)
 	default:
-		s.renderError(w, r, http.StatusBadRequest, "message.bad_request.title", e.Message)
+		s.renderError(w, r, http.StatusBadRequest, "message.bad_request.title", s.sayIn(r, e.Message))
 	}
 }
 
