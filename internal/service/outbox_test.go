@@ -269,6 +269,38 @@ func TestOutboxKeyRotation(t *testing.T) {
 	}
 }
 
+// An email to an account that chose its language links the page under
+// that language's prefix, so the page opens in the email's language.
+func TestAccountLinksInTheAccountsLanguage(t *testing.T) {
+	mp := mailtest.Start(t, mailtest.Options{})
+	clock := testclock.New(t0)
+	st := openTestStore(t, testdb.URL(t))
+	var log deliveryLog
+	svc := newMailService(t, st, clock, mp, &log)
+	ctx := context.Background()
+	for _, c := range []struct{ email, lang, link string }{
+		{"de@example.com", "de", "https://hush.example/de/users/password/edit?reset_password_token="},
+		{"none@example.com", "", "https://hush.example/users/password/edit?reset_password_token="},
+	} {
+		u, err := st.CreateUser(ctx, c.email, "x", t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.SetLanguage(ctx, u, c.lang); err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.RequestPasswordReset(ctx, c.email, "", push.Meta{IP: "192.0.2.1"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.DeliverOutbox(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if m := mp.Wait(t, c.email, 1, 5*time.Second)[0]; !strings.Contains(m.Text, c.link) {
+			t.Errorf("%s (language %q): the link is not %s…:\n%s", c.email, c.lang, c.link, m.Text)
+		}
+	}
+}
+
 // A worker whose claim is late (half its lease gone, here by the clock
 // jumping while it delivers) sends nothing more of its batch: once its
 // lease has run out another instance takes the rest, and each message is

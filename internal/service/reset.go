@@ -112,6 +112,17 @@ func accountLink(origin, path, param, token string) string {
 	return origin + path + "?" + url.Values{param: {token}}.Encode()
 }
 
+// userPath is path under the language prefix of u's own choice, so that a
+// link in an email to u opens its page in the email's language; without a
+// choice the page follows the browser, as any unprefixed link does
+// (docs/decisions.md, D53).
+func userPath(u *push.User, path string) string {
+	if l, ok := i18n.Lookup(u.Language); ok && u.Language != "" {
+		return "/" + l.Code + path
+	}
+	return path
+}
+
 // sendReset delivers a queued password reset: a fresh link for the account,
 // which replaces any earlier one, or nothing when the address has no
 // account.
@@ -136,7 +147,7 @@ func (s *Service) sendReset(ctx context.Context, m store.OutboxMessage) error {
 	}
 	loc := s.userLang(u)
 	msg, err := mail.RenderIn(loc.Lang().Code, mail.TemplateReset, mail.ResetData{Origin: job.Origin, Email: u.Email,
-		Link: accountLink(job.Origin, ResetPath, ResetTokenParam, token), Valid: loc.N("duration.hours", int(ResetValidFor/time.Hour), nil)})
+		Link: accountLink(job.Origin, userPath(u, ResetPath), ResetTokenParam, token), Valid: loc.N("duration.hours", int(ResetValidFor/time.Hour), nil)})
 	if err != nil {
 		return err
 	}
@@ -170,7 +181,7 @@ func (s *Service) sendConfirm(ctx context.Context, m store.OutboxMessage) error 
 	}
 	loc := s.userLang(u)
 	msg, err := mail.RenderIn(loc.Lang().Code, mail.TemplateConfirm, mail.ResetData{Origin: job.Origin, Email: u.Email,
-		Link: accountLink(job.Origin, ConfirmPath, ConfirmTokenParam, token), Valid: loc.N("duration.hours", int(ConfirmValidFor/time.Hour), nil)})
+		Link: accountLink(job.Origin, userPath(u, ConfirmPath), ConfirmTokenParam, token), Valid: loc.N("duration.hours", int(ConfirmValidFor/time.Hour), nil)})
 	if err != nil {
 		return err
 	}
