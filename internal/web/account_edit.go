@@ -115,11 +115,13 @@ func (s *Server) receiptsDefault(w http.ResponseWriter, r *http.Request) error {
 // accountError shows the account page again for an error a person can act
 // on (a wrong current password, a rejected new one, too many attempts) and
 // reports whether it did; wrongPassword is the catalog key of what a wrong
-// current password is told.
-func (s *Server) accountError(w http.ResponseWriter, r *http.Request, u *push.User, err error, wrongPassword string) bool {
+// current password is told, and passwordField the id of the form's field
+// for it, which gets the focus.
+func (s *Server) accountError(w http.ResponseWriter, r *http.Request, u *push.User, err error, wrongPassword, passwordField string) bool {
 	var e *push.Error
 	if errors.As(err, &e) && e.Fields["current_password"] != nil {
-		err = &push.Error{Code: push.CodeUnauthenticated, Message: s.localizer(r).T(wrongPassword, nil)}
+		msg := s.localizer(r).T(wrongPassword, nil)
+		err = &push.Error{Code: push.CodeUnauthenticated, Message: msg, Fields: map[string][]string{passwordField: {msg}}}
 	}
 	return s.formAgain(w, r, err, "edit.html", "account.title", s.accountView(u))
 }
@@ -137,7 +139,7 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 	f := r.PostForm
 	changed, err := s.svc.ChangePassword(r.Context(), u, f.Get("current_password"), f.Get("password"),
 		f.Get("password_confirmation"), s.meta(r))
-	if s.accountError(w, r, u, err, "account.msg.wrong_password") {
+	if s.accountError(w, r, u, err, "account.msg.wrong_password", "current_password") {
 		return nil
 	}
 	if err == nil {
@@ -168,7 +170,7 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	err := s.svc.DeleteAccount(r.Context(), u, r.PostForm.Get("current_password"), s.meta(r))
-	if s.accountError(w, r, u, err, "account.msg.not_deleted") {
+	if s.accountError(w, r, u, err, "account.msg.not_deleted", "delete_password") {
 		return nil
 	}
 	if err == nil {

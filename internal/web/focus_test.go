@@ -33,7 +33,8 @@ func submitUnchecked(b *browser, ctx context.Context) {
 // TestBrowserFocusAfterError: after a form error the focus is on the field
 // to fix — not the first field — which is marked invalid and described by
 // the message: the create form (views that are not a number, an over-long QR text), sign
-// up and sign in.
+// up, sign in, and the account page's password form (a wrong current password, a
+// new one too short).
 func TestBrowserFocusAfterError(t *testing.T) {
 	b := newBrowser(t)
 	h := newHarness(t, nil)
@@ -79,6 +80,27 @@ func TestBrowserFocusAfterError(t *testing.T) {
 	if msg := run(b, p, chromedp.Text(css("#form-error"))); msg == "" {
 		t.Error("sign in: the message has no id to be named by")
 	}
+
+	// The account page's password form: a wrong current password, then a
+	// new one too short.
+	b.do(p, chromedp.Navigate(h.url+"/users/sign_up"), chromedp.WaitVisible(css("#email")),
+		chromedp.SendKeys(css("#email"), "fay@example.com"),
+		chromedp.SendKeys(css("#password"), "fay password one"),
+		chromedp.SendKeys(css("#password_confirmation"), "fay password one"),
+		chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css("nav.tabs")))
+	b.do(p, chromedp.Navigate(h.url+"/users/edit"), chromedp.WaitVisible(css("#current_password")),
+		chromedp.SendKeys(css("#current_password"), "not my password"),
+		chromedp.SendKeys(css("#password"), "fay password two"),
+		chromedp.SendKeys(css("#password_confirmation"), "fay password two"))
+	submitUnchecked(b, p)
+	check("account, wrong current password", "current_password", "not correct")
+	b.do(p, chromedp.Navigate(h.url+"/users/edit"), chromedp.WaitVisible(css("#current_password")),
+		chromedp.SendKeys(css("#current_password"), "fay password one"),
+		chromedp.SendKeys(css("#password"), "short"),
+		chromedp.SendKeys(css("#password_confirmation"), "short"))
+	submitUnchecked(b, p)
+	check("account, new password too short", "password", "8 characters")
+
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %v", errs)
 	}
