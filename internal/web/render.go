@@ -25,13 +25,16 @@ var templateFS embed.FS
 type templates map[string]*template.Template
 
 // pageSets are the templates of each shipped language, by its code: each
-// set's t, tf and tn speak that language (langFuncs). They are parsed once and
-// shared by every Server; executing a parsed template is safe for
-// concurrent use.
-var pageSets = sync.OnceValue(func() map[string]templates {
-	out := map[string]templates{}
+// set's t, tf and tn speak that language (langFuncs). A language's set is
+// parsed at its first use and then shared by every Server (executing a
+// parsed template is safe for concurrent use): parsed templates are most
+// of a server's live memory, which the collector scans at every cycle, so
+// a server holds only the languages it has served (docs/decisions.md, D52).
+var pageSets = sync.OnceValue(func() map[string]func() templates {
+	out := map[string]func() templates{}
 	for _, l := range i18n.Languages() {
-		out[l.Code] = parseTemplates(i18n.For(l.Code))
+		loc := i18n.For(l.Code)
+		out[l.Code] = sync.OnceValue(func() templates { return parseTemplates(loc) })
 	}
 	return out
 })
@@ -147,7 +150,11 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p p
 		p.Title = loc.T(p.TitleKey, nil)
 	}
 	var buf bytes.Buffer
-	t, ok := s.pages[p.Lang.Code][name]
+	set, ok := s.pages[p.Lang.Code]
+	var t *template.Template
+	if ok {
+		t, ok = set()[name]
+	}
 	if !ok {
 		s.log.Error("missing template", "name", name)
 		http.Error(w, "internal error", http.StatusInternalServerError)

@@ -36,7 +36,7 @@ type Server struct {
 	blur           map[push.Kind]bool      // kinds whose payload is blurred until shown
 
 	sessions *scs.SessionManager
-	pages    map[string]templates // by language code (pageSets)
+	pages    map[string]func() templates // by language code, each parsed at its first use (pageSets)
 }
 
 // Options configure New.
