@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -150,7 +151,8 @@ func TestAdminWebhooksTranslated(t *testing.T) {
 		r := a.get("/" + l.Code + "/admin/webhooks")
 		r.expect(t, http.StatusOK)
 		loc := i18n.For(l.Code)
-		r.has(t, "<h1>"+loc.T("admin.webhooks.title", nil)+"</h1>", loc.T("admin.nav.overview", nil))
+		title := html.EscapeString(loc.T("admin.webhooks.title", nil))
+		r.has(t, "<h1>"+title+"</h1>", "<title>"+title+" · Hush</title>", loc.T("admin.nav.overview", nil))
 		if l.Code != i18n.Default {
 			r.lacks(t, en.T("admin.webhooks.title", nil), en.T("admin.webhooks.intro", nil))
 		}

@@ -131,7 +131,7 @@ func (s *Server) renderWebhooks(w http.ResponseWriter, r *http.Request, u *push.
 	v.Scope, v.Hooks, v.Private, v.MaxHooks = scope, hooks, s.svc.WebhookAllowPrivate(), service.MaxWebhooks
 	p := page{TitleKey: "webhooks.title", User: u, Data: v}
 	if scope.Instance {
-		p.TitleKey = "webhooks.instance_title"
+		p.TitleKey = "admin.webhooks.title"
 	}
 	if err != nil {
 		p.Error, p.Status = webhookError(loc, err), http.StatusUnprocessableEntity
