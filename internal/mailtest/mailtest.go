@@ -4,7 +4,6 @@
 package mailtest
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -23,7 +22,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -126,24 +124,6 @@ func (o Options) args(t testing.TB, dir string) ([]string, *x509.CertPool) {
 	return args, pool
 }
 
-// lockedBuffer collects the server's output.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func freePort(t testing.TB) int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -156,7 +136,7 @@ func freePort(t testing.TB) int {
 func try(t testing.TB, bin, dir string, args []string) (*Server, string, bool) {
 	smtpPort, apiPort := freePort(t), freePort(t)
 	s := &Server{Host: "127.0.0.1", Port: smtpPort, API: fmt.Sprintf("http://127.0.0.1:%d", apiPort)}
-	out := &lockedBuffer{}
+	out := &testdb.Output{}
 	cmd := exec.Command(bin, append(args, "--smtp", net.JoinHostPort(s.Host, strconv.Itoa(smtpPort)),
 		"--listen", fmt.Sprintf("127.0.0.1:%d", apiPort))...)
 	cmd.Dir = dir

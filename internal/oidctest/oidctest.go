@@ -6,7 +6,6 @@
 package oidctest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -15,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -105,24 +103,6 @@ func writeUsers(t testing.TB, file string, users []User) {
 	}
 }
 
-// lockedBuffer collects the provider's output.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // try starts the provider on a port that was free a moment ago and waits
 // for its discovery document.
 func try(t testing.TB, bin, usersFile, redirectURI string) (*Server, string, bool) {
@@ -132,7 +112,7 @@ func try(t testing.TB, bin, usersFile, redirectURI string) (*Server, string, boo
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	var out lockedBuffer
+	var out testdb.Output
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port), "USERS_FILE="+usersFile, "REDIRECT_URI="+redirectURI)
 	cmd.Stdout, cmd.Stderr = &out, &out

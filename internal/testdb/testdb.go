@@ -225,3 +225,22 @@ func LockWrites(ctx context.Context, url string) (release func(), err error) {
 		})
 	}, nil
 }
+
+// Output collects the output of a test server's process, written by the
+// process's copier while the test reads it.
+type Output struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (o *Output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.Write(p)
+}
+
+func (o *Output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String()
+}

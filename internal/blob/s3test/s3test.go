@@ -4,13 +4,11 @@
 package s3test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"net"
 	"os/exec"
-	"sync"
 	"testing"
 	"time"
 
@@ -56,24 +54,6 @@ func Start(t testing.TB) *Server {
 	return nil
 }
 
-// lockedBuffer collects the server's output.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func try(t testing.TB, bin string) (*Server, string, bool) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -82,7 +62,7 @@ func try(t testing.TB, bin string) (*Server, string, bool) {
 	addr := ln.Addr().String()
 	ln.Close()
 	dir := t.TempDir()
-	out := &lockedBuffer{}
+	out := &testdb.Output{}
 	cmd := exec.Command(bin, "--access", AccessKey, "--secret", SecretKey, "--port", addr, "--quiet", "posix", dir)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
