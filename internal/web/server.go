@@ -156,14 +156,12 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /admin/log", s.handle(s.adminLog))
 
 	// Webhooks (webhooks.go): an account's, and the instance's.
-	mux.Handle("GET /users/webhooks", s.handle(s.accountWebhooks))
-	mux.Handle("POST /users/webhooks", s.handle(s.accountWebhookCreate))
-	mux.Handle("GET /users/webhooks/{id}", s.handle(s.accountWebhook))
-	mux.Handle("POST /users/webhooks/{id}/{action}", s.handle(s.accountWebhookAct))
-	mux.Handle("GET /admin/webhooks", s.handle(s.adminWebhooks))
-	mux.Handle("POST /admin/webhooks", s.handle(s.adminWebhookCreate))
-	mux.Handle("GET /admin/webhooks/{id}", s.handle(s.adminWebhook))
-	mux.Handle("POST /admin/webhooks/{id}/{action}", s.handle(s.adminWebhookAct))
+	for _, sc := range []hookScope{accountHooks, adminHooks} {
+		mux.Handle("GET "+sc.Base, s.handle(inScope((*Server).webhooksPage, s, sc)))
+		mux.Handle("POST "+sc.Base, s.handle(inScope((*Server).webhookCreate, s, sc)))
+		mux.Handle("GET "+sc.Base+"/{id}", s.handle(inScope((*Server).webhookPage, s, sc)))
+		mux.Handle("POST "+sc.Base+"/{id}/{action}", s.handle(inScope((*Server).webhookAct, s, sc)))
+	}
 
 	mux.Handle("/", s.handle(s.fallback))
 

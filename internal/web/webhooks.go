@@ -77,36 +77,10 @@ func (s *Server) hookUser(w http.ResponseWriter, r *http.Request, scope hookScop
 	return s.requireUser(w, r)
 }
 
-func (s *Server) accountWebhooks(w http.ResponseWriter, r *http.Request) error {
-	return s.webhooksPage(w, r, accountHooks)
-}
-
-func (s *Server) adminWebhooks(w http.ResponseWriter, r *http.Request) error {
-	return s.webhooksPage(w, r, adminHooks)
-}
-
-func (s *Server) accountWebhookCreate(w http.ResponseWriter, r *http.Request) error {
-	return s.webhookCreate(w, r, accountHooks)
-}
-
-func (s *Server) adminWebhookCreate(w http.ResponseWriter, r *http.Request) error {
-	return s.webhookCreate(w, r, adminHooks)
-}
-
-func (s *Server) accountWebhook(w http.ResponseWriter, r *http.Request) error {
-	return s.webhookPage(w, r, accountHooks)
-}
-
-func (s *Server) adminWebhook(w http.ResponseWriter, r *http.Request) error {
-	return s.webhookPage(w, r, adminHooks)
-}
-
-func (s *Server) accountWebhookAct(w http.ResponseWriter, r *http.Request) error {
-	return s.webhookAct(w, r, accountHooks)
-}
-
-func (s *Server) adminWebhookAct(w http.ResponseWriter, r *http.Request) error {
-	return s.webhookAct(w, r, adminHooks)
+// inScope is handler h on the pages of scope: an account's endpoints
+// under /users/webhooks, the instance's under /admin/webhooks.
+func inScope(h func(*Server, http.ResponseWriter, *http.Request, hookScope) error, s *Server, scope hookScope) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error { return h(s, w, r, scope) }
 }
 
 // webhooksPage serves GET …/webhooks: the endpoints and the form to add one.
