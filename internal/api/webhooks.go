@@ -92,6 +92,17 @@ func hookID(r *http.Request, name string) (int64, error) {
 	return id, nil
 }
 
+// userAndHook is the signed-in caller and the endpoint id of the path,
+// checked in that order (an anonymous caller learns nothing of ids).
+func (s *Server) userAndHook(r *http.Request) (*push.User, int64, error) {
+	user, err := s.requireUser(r)
+	if err != nil {
+		return nil, 0, err
+	}
+	id, err := hookID(r, "id")
+	return user, id, err
+}
+
 // listWebhooks answers GET /api/v2/webhooks.
 func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) error {
 	user, err := s.requireUser(r)
@@ -216,11 +227,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) error {
 
 // showWebhook answers GET /api/v2/webhooks/{id}.
 func (s *Server) showWebhook(w http.ResponseWriter, r *http.Request) error {
-	user, err := s.requireUser(r)
-	if err != nil {
-		return err
-	}
-	id, err := hookID(r, "id")
+	user, id, err := s.userAndHook(r)
 	if err != nil {
 		return err
 	}
@@ -236,11 +243,7 @@ func (s *Server) showWebhook(w http.ResponseWriter, r *http.Request) error {
 // and enabled; the URL of an endpoint does not change (delete it and add
 // another, with a new secret).
 func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request) error {
-	user, err := s.requireUser(r)
-	if err != nil {
-		return err
-	}
-	id, err := hookID(r, "id")
+	user, id, err := s.userAndHook(r)
 	if err != nil {
 		return err
 	}
@@ -265,11 +268,7 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request) error {
 
 // deleteWebhook answers DELETE /api/v2/webhooks/{id}.
 func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
-	user, err := s.requireUser(r)
-	if err != nil {
-		return err
-	}
-	id, err := hookID(r, "id")
+	user, id, err := s.userAndHook(r)
 	if err != nil {
 		return err
 	}
@@ -283,11 +282,7 @@ func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
 // webhookDeliveries answers GET /api/v2/webhooks/{id}/deliveries: a page
 // of the delivery log (attempts, newest first) and of the messages.
 func (s *Server) webhookDeliveries(w http.ResponseWriter, r *http.Request) error {
-	user, err := s.requireUser(r)
-	if err != nil {
-		return err
-	}
-	id, err := hookID(r, "id")
+	user, id, err := s.userAndHook(r)
 	if err != nil {
 		return err
 	}
@@ -319,11 +314,7 @@ func (s *Server) webhookDeliveries(w http.ResponseWriter, r *http.Request) error
 // redeliver answers POST /api/v2/webhooks/{id}/deliveries/{message}/redeliver:
 // 202 once the message is queued again.
 func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
-	user, err := s.requireUser(r)
-	if err != nil {
-		return err
-	}
-	id, err := hookID(r, "id")
+	user, id, err := s.userAndHook(r)
 	if err != nil {
 		return err
 	}
