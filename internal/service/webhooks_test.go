@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net"
 	"slices"
 	"strings"
@@ -580,5 +581,49 @@ func TestWebhookTurnedOffEmailsTheOwner(t *testing.T) {
 	deliverAll(t, s)
 	if n := mp.Count(t); n != 1 {
 		t.Errorf("%d messages, want 1", n)
+	}
+}
+
+// TestWebhookLimitUnderConcurrency: an account's endpoints stay within
+// MaxWebhooks when many are added at once (the count and the insert are
+// one transaction, serialised by the owner's row on PostgreSQL as by the
+// write lock on SQLite) — through two instances on one database — and
+// one account's endpoints do not use up another's.
+func TestWebhookLimitUnderConcurrency(t *testing.T) {
+	clock := testclock.New(t0)
+	url := testdb.URL(t)
+	st := openTestStore(t, url)
+	s := newHookService(t, st, clock, time.Second)
+	instances := []*Service{s, newHookService(t, openTestStore(t, url), clock, time.Second)}
+	ctx := context.Background()
+	owner, other := hookUser(t, st, "many@example.com"), hookUser(t, st, "few@example.com")
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	made, refused := 0, 0
+	for i := range 3 * MaxWebhooks {
+		wg.Go(func() {
+			_, _, err := instances[i%2].CreateWebhook(ctx, owner, WebhookInput{URL: fmt.Sprintf("https://hooks.example.com/%d", i), Events: []string{"*"}})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				made++
+			case push.ErrorCode(err) == push.CodeInvalid:
+				refused++
+			default:
+				t.Errorf("create %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	hooks, err := s.Webhooks(ctx, owner, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if made != MaxWebhooks || len(hooks) != MaxWebhooks || refused != 2*MaxWebhooks {
+		t.Errorf("%d made, %d stored, %d refused of %d at once; want %d stored", made, len(hooks), refused, 3*MaxWebhooks, MaxWebhooks)
+	}
+	if _, _, err := s.CreateWebhook(ctx, other, WebhookInput{URL: "https://hooks.example.com/other", Events: []string{"*"}}); err != nil {
+		t.Errorf("another account's first endpoint: %v", err)
 	}
 }

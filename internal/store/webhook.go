@@ -46,9 +46,16 @@ func scanWebhook(row scanner) (*push.Webhook, error) {
 }
 
 // CreateWebhook stores a new endpoint with its sealed secret (bound to ref)
-// unless its owner already has MaxWebhooksPerOwner; it sets w.ID.
+// unless its owner already has MaxWebhooksPerOwner; it sets w.ID. New
+// endpoints are serialized by a lock row, as admin actions are, so that
+// the count and the insert hold across instances on PostgreSQL (SQLite's
+// single writer does the same): adding them is rare.
 func (s *Store) CreateWebhook(ctx context.Context, w *push.Webhook, sealed []byte, ref string) error {
 	id, err := write(ctx, s, func(tx *Tx) (int64, error) {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (name, value) VALUES ('webhook_lock', $1)
+			ON CONFLICT (name) DO UPDATE SET value = excluded.value`, []byte{}); err != nil {
+			return 0, fmt.Errorf("lock webhook endpoints: %w", err)
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhook_endpoints WHERE ($1 = 0 AND user_id IS NULL) OR user_id = $1`,
 			w.UserID).Scan(&n); err != nil {
