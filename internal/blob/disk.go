@@ -53,7 +53,7 @@ func (d *Disk) Put(ctx context.Context, id string, r io.Reader) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("blob: %w", err)
 	}
-	n, err := io.Copy(f, ctxReader{ctx, r})
+	n, err := io.Copy(newWriteback(f), ctxReader{ctx, r})
 	if err == nil {
 		err = f.Sync()
 	}
