@@ -32,7 +32,9 @@ func openAll(sealed, key, ad []byte) ([]byte, error) {
 func TestStreamRoundTrip(t *testing.T) {
 	key := make([]byte, 32)
 	rand.Read(key)
-	for _, size := range []int{0, 1, 100, StreamChunk - 1, StreamChunk, StreamChunk + 1, 3*StreamChunk + 17, 4 * StreamChunk} {
+	batch := streamBatch * StreamChunk
+	for _, size := range []int{0, 1, 100, StreamChunk - 1, StreamChunk, StreamChunk + 1, 3*StreamChunk + 17, 4 * StreamChunk,
+		batch - 1, batch, batch + 1, batch + StreamChunk, 2*batch + 5} {
 		plain := make([]byte, size)
 		rand.Read(plain)
 		sealed := sealedStream(t, plain, key, []byte("blob-1"))
@@ -125,4 +127,84 @@ func TestSealStreamFailsOnTruncatedSource(t *testing.T) {
 			t.Errorf("%d bytes then ErrUnexpectedEOF: err = %v, want it passed on", n, err)
 		}
 	}
+}
+
+// oneByteReader hands out one byte per Read, the worst a network source does.
+type oneByteReader struct{ r io.Reader }
+
+func (o oneByteReader) Read(p []byte) (int, error) { return o.r.Read(p[:min(1, len(p))]) }
+
+// SealStream reads, seals and writes a batch of chunks at a time with
+// pooled buffers: streams sealed side by side, from sources that hand out
+// their bytes in any sizes, must each come out whole and their own (a
+// buffer given back to the pool while in use would mix them up).
+func TestSealStreamConcurrentBatches(t *testing.T) {
+	sizes := []int{0, 7, StreamChunk, streamBatch*StreamChunk - 3, streamBatch * StreamChunk, 2*streamBatch*StreamChunk + 11}
+	errs := make(chan error, 2*len(sizes))
+	for i, size := range sizes {
+		for _, slow := range []bool{false, true} {
+			go func() {
+				key := make([]byte, 32)
+				rand.Read(key)
+				plain := make([]byte, size)
+				rand.Read(plain)
+				var src io.Reader = bytes.NewReader(plain)
+				if slow && size < 1<<20 {
+					src = oneByteReader{src}
+				}
+				var sealed bytes.Buffer
+				if _, err := SealStream(&sealed, src, key, []byte{byte(i)}); err != nil {
+					errs <- err
+					return
+				}
+				if int64(sealed.Len()) != SealedStreamSize(int64(size)) {
+					errs <- errors.New("sealed size differs from SealedStreamSize")
+					return
+				}
+				got, err := openAll(sealed.Bytes(), key, []byte{byte(i)})
+				if err == nil && !bytes.Equal(got, plain) {
+					err = errors.New("opened stream differs from its plaintext")
+				}
+				errs <- err
+			}()
+		}
+	}
+	for range 2 * len(sizes) {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// A stream whose destination fails stops at the first failed write and
+// says so; the sealer's buffers go back to the pool for the next stream.
+func TestSealStreamWriteFailure(t *testing.T) {
+	key := make([]byte, 32)
+	plain := make([]byte, 3*streamBatch*StreamChunk)
+	w := &failingWriter{after: 1}
+	if _, err := SealStream(w, bytes.NewReader(plain), key, nil); !errors.Is(err, errWrite) {
+		t.Fatalf("SealStream into a failing writer: %v, want errWrite", err)
+	}
+	if w.calls != 2 {
+		t.Errorf("%d writes, want 2 (one that worked, one that failed)", w.calls)
+	}
+	sealed := sealedStream(t, plain, key, nil)
+	if got, err := openAll(sealed, key, nil); err != nil || !bytes.Equal(got, plain) {
+		t.Errorf("the next stream: %v", err)
+	}
+}
+
+var errWrite = errors.New("disk full")
+
+type failingWriter struct{ after, calls int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	w.calls++
+	if w.calls > w.after {
+		return 0, errWrite
+	}
+	if len(p) > SealWriteSize {
+		return 0, errors.New("a write larger than SealWriteSize")
+	}
+	return len(p), nil
 }

@@ -1,12 +1,14 @@
 package service
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"unicode/utf8"
 
 	"hush/internal/push"
@@ -113,6 +115,8 @@ func (s *Service) storeFile(ctx context.Context, name, contentType string, r io.
 	return &upload{blobID: id, name: name, contentType: contentType, size: src.read, key: key}, nil
 }
 
+var sealedReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, secure.SealWriteSize) }}
+
 // sealInto streams r into a new blob of the file store, sealed under a
 // fresh random key, and returns the blob's id, the key and the number of
 // bytes read from r. On any error the blob is deleted.
@@ -133,9 +137,17 @@ func (s *Service) sealInto(ctx context.Context, r io.Reader) (string, []byte, in
 		pw.CloseWithError(err)
 		sealed <- n
 	}()
-	_, err := s.files.Put(ctx, id, pr)
+	// The file store reads through a buffer that takes each of the sealer's
+	// writes whole, so the sealer reads and seals the next batch while the
+	// store writes this one (a bare pipe would hold the sealer until the
+	// store had read all of it, in its own smaller pieces).
+	br := sealedReaders.Get().(*bufio.Reader)
+	br.Reset(pr)
+	_, err := s.files.Put(ctx, id, br)
 	pr.CloseWithError(io.ErrClosedPipe) // unblock the sealer if Put stopped early
 	n := <-sealed
+	br.Reset(nil)
+	sealedReaders.Put(br)
 	if err != nil {
 		s.deleteBlob(ctx, id, "upload that failed")
 		if errors.Is(err, errFileTooLarge) {
