@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"sync"
 
 	"hush/internal/push"
 )
@@ -39,6 +41,12 @@ type FileSink interface {
 	Add(ctx context.Context, name, contentType string, r io.Reader) error
 	Skip()
 }
+
+// formReaders read multipart bodies from the connection a quarter of a
+// megabyte at a time: the multipart reader asks for 4 KiB at a time, and a
+// system call per 4 KiB made a 1 GiB upload measurably slower
+// (docs/performance.md, "Large files").
+var formReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 256<<10) }}
 
 // maxFormParts bounds the parts of one form: a create has a dozen fields
 // and at most a few dozen files.
@@ -81,7 +89,13 @@ func (b *formBudget) Read(p []byte) (int, error) {
 // and owns what files stored.
 func StreamForm(ctx context.Context, body io.Reader, boundary string, rules FormRules, files FileSink) (form url.Values, sawFiles bool, err error) {
 	form = url.Values{}
-	budget := &formBudget{r: body, left: rules.MaxFieldBytes}
+	br := formReaders.Get().(*bufio.Reader)
+	br.Reset(body)
+	defer func() {
+		br.Reset(nil)
+		formReaders.Put(br)
+	}()
+	budget := &formBudget{r: br, left: rules.MaxFieldBytes}
 	mr := multipart.NewReader(budget, boundary)
 	count := 0
 	for parts := 1; ; parts++ {
