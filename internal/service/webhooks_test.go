@@ -627,3 +627,94 @@ func TestWebhookLimitUnderConcurrency(t *testing.T) {
 		t.Errorf("another account's first endpoint: %v", err)
 	}
 }
+
+// Events are matched against the endpoints once per write transaction
+// (D54). Under concurrent load on two instances, every push created after
+// CreateWebhook returned reaches the new endpoint, none created after it
+// was turned off does, and every one created after it was turned on again
+// does: nothing the shared transactions read of the endpoints outlives them.
+func TestWebhookEndpointChangesUnderLoad(t *testing.T) {
+	clock := testclock.New(t0)
+	url := testdb.URL(t)
+	st1, st2 := openTestStore(t, url), openTestStore(t, url)
+	s1, s2 := newHookService(t, st1, clock, 5*time.Second), newHookService(t, st2, clock, 5*time.Second)
+	owner := hookUser(t, st1, "owner@example.com")
+	r := newHookReceiver(t, clock.Now)
+
+	// phase is 0 before the endpoint exists, 1 once it does, 2 once it is
+	// off, 3 once it is on again; a create is filed under the phase that
+	// had begun when it started.
+	var mu sync.RWMutex
+	phase := 0
+	created := make([][]string, 4)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 8 {
+		s := []*Service{s1, s2}[w%2]
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				mu.RLock()
+				p := phase
+				mu.RUnlock()
+				name := fmt.Sprintf("p%d-w%d-%d", p, w, i)
+				create(t, s, owner, push.CreateRequest{Payload: "x", Name: name})
+				mu.Lock()
+				created[p] = append(created[p], name)
+				mu.Unlock()
+			}
+		})
+	}
+	// step changes the endpoint while no create starts, after the creates
+	// of the phase before have run for a while.
+	step := func(change func()) {
+		time.Sleep(100 * time.Millisecond)
+		mu.Lock()
+		defer mu.Unlock()
+		change()
+		phase++
+	}
+	var hook *push.Webhook
+	step(func() { hook = addHook(t, s1, owner, r, false, "push.created") })
+	step(func() {
+		if _, err := s2.UpdateWebhook(context.Background(), owner, hook.ID, WebhookInput{Enabled: ptr(false)}); err != nil {
+			t.Error(err)
+		}
+	})
+	step(func() {
+		if _, err := s1.UpdateWebhook(context.Background(), owner, hook.ID, WebhookInput{Enabled: ptr(true)}); err != nil {
+			t.Error(err)
+		}
+	})
+	time.Sleep(100 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	deliverAll(t, s1)
+
+	delivered := map[string]bool{}
+	for _, d := range r.Deliveries() {
+		delivered[d.Push()["name"].(string)] = true
+	}
+	for p := 1; p <= 3; p++ {
+		if len(created[p]) < 8 {
+			t.Fatalf("phase %d saw %d creates: too few to tell", p, len(created[p]))
+		}
+		missing, extra := 0, 0
+		for _, name := range created[p] {
+			switch {
+			case p != 2 && !delivered[name]:
+				missing++
+			case p == 2 && delivered[name]:
+				extra++
+			}
+		}
+		if missing+extra != 0 {
+			t.Errorf("phase %d: %d of %d creates missing at the endpoint, %d delivered while it was off",
+				p, missing, len(created[p]), extra)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"sync"
 	"sync/atomic"
+
+	"hush/internal/push"
 )
 
 // conn is a *sql.DB whose queries run as cached prepared statements when
@@ -93,6 +95,9 @@ type Tx struct {
 	c      *conn
 	missed []string
 	stmts  map[string]*sql.Stmt // the cached statements bound to this transaction
+
+	hookEvents      push.HookEvents // what enabled webhook endpoints want (wantedHooks)
+	hookEventsKnown bool
 }
 
 func (t *Tx) cached(ctx context.Context, query string) *sql.Stmt {

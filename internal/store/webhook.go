@@ -69,6 +69,7 @@ func (s *Store) CreateWebhook(ctx context.Context, w *push.Webhook, sealed []byt
 		err := tx.QueryRowContext(ctx, `INSERT INTO webhook_endpoints (user_id, url, events, secret_sealed, ref, enabled, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING id`, nullInt(w.UserID), w.URL, int(w.Events), sealed, ref,
 			b2i(w.Enabled), ms(w.CreatedAt)).Scan(&id)
+		tx.endpointsChanged()
 		return id, err
 	})
 	if err != nil {
@@ -125,6 +126,7 @@ func (s *Store) WebhookSecret(ctx context.Context, id int64) ([]byte, string, er
 // on clears why Hush turned it off and its record of failures.
 func (s *Store) UpdateWebhook(ctx context.Context, id int64, events push.HookEvents, enabled bool, now time.Time) error {
 	n, err := write(ctx, s, func(tx *Tx) (int64, error) {
+		tx.endpointsChanged()
 		return rowsAffected(tx.ExecContext(ctx, `UPDATE webhook_endpoints SET events = $2, updated_at = $4,
 			disabled_reason = CASE WHEN $3 = 1 THEN '' ELSE disabled_reason END,
 			failing_since = CASE WHEN $3 = 1 AND enabled = 0 THEN 0 ELSE failing_since END,
@@ -163,6 +165,9 @@ func (s *Store) DeleteWebhook(ctx context.Context, id int64) error {
 // enabled endpoint that wants it — its owner's and the instance's — with
 // the outbox message that delivers each.
 func queueHooks(ctx context.Context, tx *Tx, id int64, e push.HookEvents, ip, ua string, at time.Time) error {
+	if wanted, err := tx.wantedHooks(ctx); err != nil || wanted&e == 0 {
+		return err
+	}
 	eventID := "evt_" + rand.Text()
 	n, err := rowsAffected(tx.ExecContext(ctx, `INSERT INTO webhook_messages (endpoint_id, event_id, msg_id, event, push_id,
 			token_key, push_kind, push_name, views_left, expires_at, ip, user_agent, created_at, updated_at)
@@ -189,13 +194,44 @@ func queueHooks(ctx context.Context, tx *Tx, id int64, e push.HookEvents, ip, ua
 // hooksWanted reports whether any enabled endpoint wants e, for the sweep,
 // which expires many pushes at once.
 func hooksWanted(ctx context.Context, tx *Tx, e push.HookEvents) (bool, error) {
-	var one int
-	err := tx.QueryRowContext(ctx, `SELECT 1 FROM webhook_endpoints WHERE enabled = 1 AND (events & $1) <> 0 LIMIT 1`, int(e)).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	return err == nil, err
+	wanted, err := tx.wantedHooks(ctx)
+	return wanted&e != 0, err
 }
+
+// wantedHooks is every event some enabled endpoint wants, read once per
+// transaction (D54): a shared transaction carries up to 64 writes, and
+// most instances have no endpoint, so an event costs no statement then.
+// A write to the endpoints in the same transaction reads them again
+// (endpointsChanged). On SQLite no other writer can change them during
+// the transaction; on PostgreSQL an endpoint another instance adds during
+// it gets the events of the next one.
+func (t *Tx) wantedHooks(ctx context.Context) (push.HookEvents, error) {
+	if t.hookEventsKnown {
+		return t.hookEvents, nil
+	}
+	rows, err := t.QueryContext(ctx, `SELECT DISTINCT events FROM webhook_endpoints WHERE enabled = 1`)
+	if err != nil {
+		return 0, fmt.Errorf("read webhook endpoints: %w", err)
+	}
+	defer rows.Close()
+	var wanted push.HookEvents
+	for rows.Next() {
+		var e int64
+		if err := rows.Scan(&e); err != nil {
+			return 0, fmt.Errorf("read webhook endpoints: %w", err)
+		}
+		wanted |= push.HookEvents(e)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("read webhook endpoints: %w", err)
+	}
+	t.hookEvents, t.hookEventsKnown = wanted, true
+	return wanted, nil
+}
+
+// endpointsChanged makes the transaction read the endpoints again before
+// its next event: one was added, or its events or state changed.
+func (t *Tx) endpointsChanged() { t.hookEventsKnown = false }
 
 // OnHooksQueued sets fn, called after a write that queued webhook messages
 // has committed (to wake the outbox worker).
