@@ -26,21 +26,24 @@ rss() { awk '/VmRSS|VmHWM/ {printf "%s %d MiB  ", $1, $2/1024}' "/proc/${pid[hus
 now() { date +%s.%N; }
 secs() { awk "BEGIN{printf \"%.2f\", $2 - $1}"; }
 
-# The disk's speed changes from minute to minute on a shared host (cp +
-# sync of 1 GiB took 0.7 s and 2.2 s a minute apart), so cp + sync and the
-# upload alternate, $rounds times, and the medians are compared.
-rounds=${FILE_RSS_ROUNDS:-3}
+# The disk's speed changes from minute to minute on a shared host, and a
+# write slows the next one while the host still flushes it: cp + sync of
+# 1 GiB took 0.75 s on a rested disk and 3 s right after an upload. So cp +
+# sync and the upload take turns going first, $rounds rounds, and the
+# medians are compared.
+rounds=${FILE_RSS_ROUNDS:-4}
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{printf "%.2f", (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-cps=() ups=() downs=()
-echo "idle:            $(rss)"
-for ((round = 1; round <= rounds; round++)); do
+copy_and_sync() {
+  local start
   start=$(now)
   cp "$tmp/big.bin" "$tmp/copy.bin"
   sync
   cp_s=$(secs "$start" "$(now)")
   rm "$tmp/copy.bin"
   sync
-
+}
+upload_and_download() {
+  local start created url_token link
   start=$(now)
   created=$(curl -sf -H "Authorization: Bearer $token" -F 'push[expire_after_views]=1' \
     -F "push[files][]=@$tmp/big.bin" "$base/api/v2/pushes")
@@ -53,7 +56,20 @@ for ((round = 1; round <= rounds; round++)); do
     exit 1
   fi
   down_s=$(secs "$start" "$(now)")
-  echo "round $round: cp + sync $cp_s s, upload $up_s s, download $down_s s (identical to the upload); $(rss)"
+}
+cps=() ups=() downs=()
+echo "idle:            $(rss)"
+for ((round = 1; round <= rounds; round++)); do
+  if ((round % 2)); then
+    copy_and_sync
+    upload_and_download
+    order="cp first"
+  else
+    upload_and_download
+    copy_and_sync
+    order="upload first"
+  fi
+  echo "round $round ($order): cp + sync $cp_s s, upload $up_s s, download $down_s s (identical to the upload); $(rss)"
   [[ $round == 1 ]] && echo "sealed on disk:  $(du -sh "$tmp/data/files" | cut -f1) (1 view: deleted after the download, within 5 minutes)"
   cps+=("$cp_s") ups+=("$up_s") downs+=("$down_s")
 done
