@@ -30,9 +30,10 @@ func wipeFiles(ctx context.Context, ex execer, pushID int64, purgeAt time.Time) 
 func insertFiles(ctx context.Context, tx *Tx, pushID int64, created time.Time, files []*push.File) ([]int64, error) {
 	ids := make([]int64, len(files))
 	for i, f := range files {
-		err := tx.QueryRowContext(ctx, `INSERT INTO push_files (push_id, position, blob_id, meta, file_key, size, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-			pushID, i, f.BlobID, f.MetaSealed, f.KeySealed, f.Size, ms(created)).Scan(&ids[i])
+		var err error
+		ids[i], err = tx.insertID(ctx, `INSERT INTO push_files (push_id, position, blob_id, meta, file_key, size, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			pushID, i, f.BlobID, f.MetaSealed, f.KeySealed, f.Size, ms(created))
 		if err != nil {
 			return nil, fmt.Errorf("insert file: %w", err)
 		}

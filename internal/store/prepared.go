@@ -20,7 +20,11 @@ import (
 type conn struct {
 	*sql.DB
 	prepare bool
-	stmts   sync.Map // query text → *sql.Stmt
+	// rowID is set where the driver reports the id of an inserted row
+	// (SQLite): an insert then skips RETURNING, whose result set costs
+	// the driver more than the id it carries.
+	rowID bool
+	stmts sync.Map // query text → *sql.Stmt
 	// hooks is set by a write that queued webhook messages, and taken
 	// once it has committed (Store.OnHooksQueued).
 	hooks atomic.Bool
@@ -132,6 +136,22 @@ func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Re
 		return st.ExecContext(ctx, args...)
 	}
 	return t.Tx.ExecContext(ctx, query, args...)
+}
+
+// insertID runs insert, an INSERT of one row into a table whose key is
+// id, and returns that id: from the driver where it reports it, else from
+// RETURNING id (PostgreSQL).
+func (t *Tx) insertID(ctx context.Context, insert string, args ...any) (int64, error) {
+	if !t.c.rowID {
+		var id int64
+		err := t.QueryRowContext(ctx, insert+` RETURNING id`, args...).Scan(&id)
+		return id, err
+	}
+	res, err := t.ExecContext(ctx, insert, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
 }
 
 func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {

@@ -166,13 +166,14 @@ func insertPush(ctx context.Context, tx *Tx, p *push.Push, ev push.Event, files 
 		deletable = sql.NullInt64{Int64: int64(b2i(*p.DeletableByViewer)), Valid: true}
 	}
 	var ids inserted
-	err := tx.QueryRowContext(ctx, `INSERT INTO pushes (token_key, token_sealed, kind, user_id, name, note, payload,
+	var err error
+	ids.push, err = tx.insertID(ctx, `INSERT INTO pushes (token_key, token_sealed, kind, user_id, name, note, payload,
 		passphrase_salt, expire_after_days, expire_after_views, deletable_by_viewer, retrieval_step,
 		log_count, expires_at, created_at, updated_at, file_count, receipts, locale)
-		VALUES ($1, $15, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $13, $13, $14, $16, $17) RETURNING id`,
+		VALUES ($1, $15, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $13, $13, $14, $16, $17)`,
 		p.TokenKey, string(p.Kind), nullInt(p.UserID), p.Name, p.NoteSealed, p.PayloadSealed,
 		p.PassphraseSalt, p.ExpireAfterDays, p.ExpireAfterViews, deletable, b2i(p.RetrievalStep),
-		ms(p.ExpiresAt()), ms(p.CreatedAt), len(files), p.TokenSealed, int(p.Receipts), p.Locale).Scan(&ids.push)
+		ms(p.ExpiresAt()), ms(p.CreatedAt), len(files), p.TokenSealed, int(p.Receipts), p.Locale)
 	if isUniqueViolation(err) {
 		return ids, push.Errorf(push.CodeConflict, "url_token has already been taken")
 	}

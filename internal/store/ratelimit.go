@@ -61,9 +61,8 @@ func reserve(ctx context.Context, tx *Tx, now time.Time, sorted []Limit) (reserv
 		return r, nil
 	}
 	for _, l := range sorted {
-		var id int64
-		if err := tx.QueryRowContext(ctx, `INSERT INTO rate_events (bucket, at) VALUES ($1, $2) RETURNING id`,
-			l.Bucket, ms(now)).Scan(&id); err != nil {
+		id, err := tx.insertID(ctx, `INSERT INTO rate_events (bucket, at) VALUES ($1, $2)`, l.Bucket, ms(now))
+		if err != nil {
 			return r, fmt.Errorf("take rate slot: %w", err)
 		}
 		r.ids = append(r.ids, id)
