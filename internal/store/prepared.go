@@ -20,10 +20,12 @@ import (
 type conn struct {
 	*sql.DB
 	prepare bool
-	// rowID is set where the driver reports the id of an inserted row
-	// (SQLite): an insert then skips RETURNING, whose result set costs
-	// the driver more than the id it carries.
-	rowID bool
+	// lite is set on SQLite's connections. There the driver reports the id
+	// of an inserted row, so an insert skips RETURNING (insertID), and a
+	// write transaction holds the database's only write lock from its
+	// start, so a read then an update in it is atomic (claimRow): SQLite's
+	// RETURNING buffers its rows and costs more than either.
+	lite  bool
 	stmts sync.Map // query text → *sql.Stmt
 	// hooks is set by a write that queued webhook messages, and taken
 	// once it has committed (Store.OnHooksQueued).
@@ -142,7 +144,7 @@ func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Re
 // id, and returns that id: from the driver where it reports it, else from
 // RETURNING id (PostgreSQL).
 func (t *Tx) insertID(ctx context.Context, insert string, args ...any) (int64, error) {
-	if !t.c.rowID {
+	if !t.c.lite {
 		var id int64
 		err := t.QueryRowContext(ctx, insert+` RETURNING id`, args...).Scan(&id)
 		return id, err

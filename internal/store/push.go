@@ -375,7 +375,7 @@ const claimable = `expired = 0 AND view_count < expire_after_views AND expires_a
 // retrieve measured about 2.5 µs less CPU without it. The update's own
 // condition still guards the claim: if it took nothing, nothing is served.
 func claimRow(ctx context.Context, tx *Tx, key string, now int64) (*push.Push, error) {
-	if !tx.c.rowID {
+	if !tx.c.lite {
 		return scanPush(tx.QueryRowContext(ctx, `UPDATE pushes SET `+claimSet+`
 			WHERE token_key = $1 AND `+claimable+` RETURNING `+pushColumns, key, now))
 	}

@@ -99,7 +99,7 @@ func OpenSQLiteWith(ctx context.Context, path string, o Options) (*Store, error)
 		r.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	s := &Store{w: &conn{DB: w, prepare: true, rowID: true}, r: &conn{DB: r, prepare: true}, dialect: goose.DialectSQLite3,
+	s := &Store{w: &conn{DB: w, prepare: true, lite: true}, r: &conn{DB: r, prepare: true, lite: true}, dialect: goose.DialectSQLite3,
 		ckpt: newCheckpointer(c), dsn: dsn}
 	if err := w.PingContext(ctx); err != nil {
 		s.Close()
