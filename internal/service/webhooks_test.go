@@ -296,14 +296,20 @@ func TestWebhookSurvivesRestart(t *testing.T) {
 	}
 }
 
-// Two instances draining one outbox deliver each message once.
-func TestWebhookTwoInstancesDeliverOnce(t *testing.T) {
+// twoHookInstances is two services on one database, an account on it and
+// a receiver for its endpoints.
+func twoHookInstances(t *testing.T) (s1, s2 *Service, owner *push.User, r *hookReceiver) {
+	t.Helper()
 	clock := testclock.New(t0)
 	url := testdb.URL(t)
 	st1, st2 := openTestStore(t, url), openTestStore(t, url)
-	s1, s2 := newHookService(t, st1, clock, 5*time.Second), newHookService(t, st2, clock, 5*time.Second)
-	owner := hookUser(t, st1, "owner@example.com")
-	r := newHookReceiver(t, clock.Now)
+	s1, s2 = newHookService(t, st1, clock, 5*time.Second), newHookService(t, st2, clock, 5*time.Second)
+	return s1, s2, hookUser(t, st1, "owner@example.com"), newHookReceiver(t, clock.Now)
+}
+
+// Two instances draining one outbox deliver each message once.
+func TestWebhookTwoInstancesDeliverOnce(t *testing.T) {
+	s1, s2, owner, r := twoHookInstances(t)
 	addHook(t, s1, owner, r, false, "push.created")
 	const n = 40
 	for i := range n {
@@ -634,12 +640,7 @@ func TestWebhookLimitUnderConcurrency(t *testing.T) {
 // was turned off does, and every one created after it was turned on again
 // does: nothing the shared transactions read of the endpoints outlives them.
 func TestWebhookEndpointChangesUnderLoad(t *testing.T) {
-	clock := testclock.New(t0)
-	url := testdb.URL(t)
-	st1, st2 := openTestStore(t, url), openTestStore(t, url)
-	s1, s2 := newHookService(t, st1, clock, 5*time.Second), newHookService(t, st2, clock, 5*time.Second)
-	owner := hookUser(t, st1, "owner@example.com")
-	r := newHookReceiver(t, clock.Now)
+	s1, s2, owner, r := twoHookInstances(t)
 
 	// phase is 0 before the endpoint exists, 1 once it does, 2 once it is
 	// off, 3 once it is on again; a create that started and returned in
