@@ -26,11 +26,7 @@ func TestBrowserAccounts(t *testing.T) {
 	ctx := context.Background()
 
 	alice := b.person()
-	b.do(alice, chromedp.Navigate(h.url+"/users/sign_up"), chromedp.WaitVisible(css("#email")),
-		chromedp.SendKeys(css("#email"), "alice@example.com"),
-		chromedp.SendKeys(css("#password"), "alice password"),
-		chromedp.SendKeys(css("#password_confirmation"), "alice password"),
-		chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css("nav.tabs")))
+	b.signUp(alice, h.url, "alice@example.com", "alice password")
 
 	// Set up the second factor.
 	b.do(alice, chromedp.Navigate(h.url+"/users/edit"), chromedp.WaitVisible(css("#two-factor")),
@@ -86,11 +82,7 @@ func TestBrowserAccounts(t *testing.T) {
 	// Admin pages.
 	h.promote("alice@example.com")
 	bob := b.person()
-	b.do(bob, chromedp.Navigate(h.url+"/users/sign_up"), chromedp.WaitVisible(css("#email")),
-		chromedp.SendKeys(css("#email"), "bob@example.com"),
-		chromedp.SendKeys(css("#password"), "bob password"),
-		chromedp.SendKeys(css("#password_confirmation"), "bob password"),
-		chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css("nav.tabs")))
+	b.signUp(bob, h.url, "bob@example.com", "bob password")
 	h.create(h.user("bob@example.com"), fields{"payload": "bob's", "name": "bob's push"})
 	b.do(alice, chromedp.Navigate(h.url+"/dashboard"), chromedp.WaitVisible(css(`header a[href="/admin"]`)),
 		chromedp.Click(css(`header a[href="/admin"]`)), chromedp.WaitVisible(css("dl.facts")))
@@ -121,11 +113,7 @@ func TestBrowserAccounts(t *testing.T) {
 	if _, err := chromedp.Call(carol, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
 		t.Fatal(err)
 	}
-	b.do(carol, chromedp.Navigate(h.url+"/users/sign_up"), chromedp.WaitVisible(css("#email")),
-		chromedp.SendKeys(css("#email"), "carol@example.com"),
-		chromedp.SendKeys(css("#password"), "carol password"),
-		chromedp.SendKeys(css("#password_confirmation"), "carol password"),
-		chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css("nav.tabs")))
+	b.signUp(carol, h.url, "carol@example.com", "carol password")
 	tok := h.create(h.user("carol@example.com"), fields{"payload": "carol's", "name": "carol's push"})
 	b.do(carol, chromedp.Navigate(h.url+"/dashboard"), chromedp.WaitVisible(css("td form button")),
 		chromedp.Click(css("td form button")), chromedp.WaitVisible(css("#confirm")))

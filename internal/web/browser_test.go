@@ -101,6 +101,17 @@ func (b *browser) do(ctx context.Context, steps ...chromedp.Action[chromedp.Void
 	}
 }
 
+// signUp signs a new account up through the form in the browser of ctx
+// and waits for its dashboard.
+func (b *browser) signUp(ctx context.Context, base, email, password string) {
+	b.t.Helper()
+	b.do(ctx, chromedp.Navigate(base+"/users/sign_up"), chromedp.WaitVisible(css("#email")),
+		chromedp.SendKeys(css("#email"), email),
+		chromedp.SendKeys(css("#password"), password),
+		chromedp.SendKeys(css("#password_confirmation"), password),
+		chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css("nav.tabs")))
+}
+
 func run[T any](b *browser, ctx context.Context, a chromedp.Action[T]) T {
 	b.t.Helper()
 	v, err := chromedp.Run(ctx, a)

@@ -25,11 +25,7 @@ func TestBrowserWebhooks(t *testing.T) {
 	r := webhooktest.Start(t, h.clock.Now)
 
 	p := b.person()
-	b.do(p, chromedp.Navigate(h.url+"/users/sign_up"), chromedp.WaitVisible(css("#email")),
-		chromedp.SendKeys(css("#email"), "hooks@example.com"),
-		chromedp.SendKeys(css("#password"), "hooks password"),
-		chromedp.SendKeys(css("#password_confirmation"), "hooks password"),
-		chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css("nav.tabs")))
+	b.signUp(p, h.url, "hooks@example.com", "hooks password")
 
 	b.do(p, chromedp.Navigate(h.url+"/users/edit"), chromedp.Click(css(`a[href="/users/webhooks"]`)),
 		chromedp.WaitVisible(css("#add-webhook")),

@@ -43,12 +43,7 @@ func TestBrowserEmail(t *testing.T) {
 	h, mp, deliver := newMailHarness(t)
 
 	carol := b.person()
-	b.do(carol, chromedp.Navigate(h.url+"/users/sign_up"), chromedp.WaitVisible(css("#email")),
-		chromedp.SendKeys(css("#email"), "carol@example.com"),
-		chromedp.SendKeys(css("#password"), "carol password"),
-		chromedp.SendKeys(css("#password_confirmation"), "carol password"),
-		chromedp.Click(css("main button[type=submit]")),
-		chromedp.WaitVisible(css("nav.tabs")))
+	b.signUp(carol, h.url, "carol@example.com", "carol password")
 
 	// The default receipts, on the account page.
 	b.do(carol, chromedp.Navigate(h.url+"/users/edit"), chromedp.WaitVisible(css(`input[name="receipt_on_expire"]`)),

@@ -83,11 +83,7 @@ func TestBrowserFocusAfterError(t *testing.T) {
 
 	// The account page's password form: a wrong current password, then a
 	// new one too short.
-	b.do(p, chromedp.Navigate(h.url+"/users/sign_up"), chromedp.WaitVisible(css("#email")),
-		chromedp.SendKeys(css("#email"), "fay@example.com"),
-		chromedp.SendKeys(css("#password"), "fay password one"),
-		chromedp.SendKeys(css("#password_confirmation"), "fay password one"),
-		chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css("nav.tabs")))
+	b.signUp(p, h.url, "fay@example.com", "fay password one")
 	b.do(p, chromedp.Navigate(h.url+"/users/edit"), chromedp.WaitVisible(css("#current_password")),
 		chromedp.SendKeys(css("#current_password"), "not my password"),
 		chromedp.SendKeys(css("#password"), "fay password two"),
