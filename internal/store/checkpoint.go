@@ -18,6 +18,15 @@ const checkpointEvery = 50 * time.Millisecond
 // never catches up with the end of the log, so the log would only grow.
 const restartFrames = 8192
 
+// flushLead is how long before each checkpoint the checkpointer asks the
+// kernel to start writing the log out (startWriteback). A checkpoint first
+// fsyncs the log, and an fsync holds the one Go processor of a
+// GOMAXPROCS=1 server while it waits: every request stalls behind it. Once
+// the kernel has written the log in the background, that fsync has little
+// left to do. A few milliseconds suffice on this project's benchmark
+// machine; the measurements are in docs/performance.md.
+const flushLead = 3 * time.Millisecond
+
 // checkpointer moves committed pages from SQLite's write-ahead log into the
 // database file on a connection of its own. SQLite would otherwise do it
 // inside the commit that crosses wal_autocheckpoint (1,000 pages), with
@@ -30,15 +39,16 @@ const restartFrames = 8192
 // starts the log over.
 type checkpointer struct {
 	db   *sql.DB
+	wal  string // the log's path
 	stop chan struct{}
 	done chan struct{}
 }
 
-func newCheckpointer(db *sql.DB) *checkpointer {
+func newCheckpointer(db *sql.DB, wal string) *checkpointer {
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
-	c := &checkpointer{db: db, stop: make(chan struct{}), done: make(chan struct{})}
+	c := &checkpointer{db: db, wal: wal, stop: make(chan struct{}), done: make(chan struct{})}
 	go c.run()
 	return c
 }
@@ -52,6 +62,12 @@ func (c *checkpointer) run() {
 		case <-c.stop:
 			return
 		case <-t.C:
+			startWriteback(c.wal)
+			select {
+			case <-c.stop:
+				return
+			case <-time.After(flushLead):
+			}
 			c.checkpoint()
 		}
 	}

@@ -100,7 +100,7 @@ func OpenSQLiteWith(ctx context.Context, path string, o Options) (*Store, error)
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	s := &Store{w: &conn{DB: w, prepare: true, lite: true}, r: &conn{DB: r, prepare: true, lite: true}, dialect: goose.DialectSQLite3,
-		ckpt: newCheckpointer(c), dsn: dsn}
+		ckpt: newCheckpointer(c, path+"-wal"), dsn: dsn}
 	if err := w.PingContext(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
