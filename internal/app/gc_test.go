@@ -15,14 +15,14 @@ func TestGCSettings(t *testing.T) {
 		return func(k string) string { return vars[k] }
 	}
 	percent, limit := gcSettings(env(nil), argon)
-	if want := int64(64<<20 + 4*19456<<10); percent != 400 || limit != want {
+	if want := int64(48<<20 + 4*19456<<10); percent != 400 || limit != want {
 		t.Errorf("defaults: GOGC %d, limit %d; want 400, %d", percent, limit, want)
 	}
 	percent, limit = gcSettings(env(map[string]string{"GOGC": "100", "GOMEMLIMIT": "1GiB"}), argon)
 	if percent != -1 || limit != -1 {
 		t.Errorf("with GOGC and GOMEMLIMIT set: %d, %d; want both left to the runtime", percent, limit)
 	}
-	if _, limit = gcSettings(env(map[string]string{"GOGC": "off"}), secure.NewArgon(2, 19456, 1, 8)); limit != 64<<20+8*19456<<10 {
+	if _, limit = gcSettings(env(map[string]string{"GOGC": "off"}), secure.NewArgon(2, 19456, 1, 8)); limit != 48<<20+8*19456<<10 {
 		t.Errorf("8 derivations at once: limit %d", limit)
 	}
 }
