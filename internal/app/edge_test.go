@@ -219,3 +219,34 @@ func TestMetricsListener(t *testing.T) {
 		t.Errorf("request log:\n%s", logs)
 	}
 }
+
+// TestLanguageRootsThroughTheEdge: a shipped language's create page,
+// /<code>/, is served through the whole server, whose edge cleans trailing
+// slashes off other paths; /<code> leads there in one redirect.
+func TestLanguageRootsThroughTheEdge(t *testing.T) {
+	srv := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir(), "PWP__THROTTLING__MINUTE": "0", "PWP__THROTTLING__SECOND": "0"})
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, code := range []string{"de", "pt-BR", "ar"} {
+		res, err := noFollow.Get(srv.url + "/" + code + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || !strings.Contains(string(body), `<html lang="`+code+`"`) {
+			t.Errorf("GET /%s/: %d, Location %q; want the create page in %s", code, res.StatusCode, res.Header.Get("Location"), code)
+		}
+		res, err = noFollow.Get(srv.url + "/" + code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusMovedPermanently || res.Header.Get("Location") != "/"+code+"/" {
+			t.Errorf("GET /%s: %d to %q; want 301 to /%s/", code, res.StatusCode, res.Header.Get("Location"), code)
+		}
+	}
+	// A prefix no language has is left to the other routes, as before.
+	if res, _ := get(t, srv.url+"/xx/"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /xx/: %d, want 404", res.StatusCode)
+	}
+}
