@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 )
 
@@ -139,5 +140,41 @@ func TestConcurrentLocalize(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// TestFallbackToDefault: each language's catalog is parsed alone, at its
+// first use; a message it lacks comes from the default language's, in
+// that language's plural form, with the count written the asking
+// language's way.
+func TestFallbackToDefault(t *testing.T) {
+	fsys := fstest.MapFS{
+		"locales/active.en.json": {Data: []byte(`{"hello": "Hello {{.Name}}", "only.en": "English only",
+			"n": {"one": "{{.Count}} view", "other": "{{.Count}} views"}}`)},
+		"locales/active.de.json": {Data: []byte(`{"hello": "Hallo {{.Name}}"}`)},
+	}
+	c, err := list(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.shipped) != 2 {
+		t.Fatalf("shipped %v, want en and de", c.shipped)
+	}
+	de := c.byCode["de"]
+	if de.loc != nil || c.byCode["en"].loc != nil {
+		t.Fatal("a catalog was parsed before its first use")
+	}
+	loc := de.localizer()
+	if got := loc.T("hello", map[string]any{"Name": "Ada"}); got != "Hallo Ada" {
+		t.Errorf("own message: %q", got)
+	}
+	if got := loc.T("only.en", nil); got != "English only" {
+		t.Errorf("missing message: %q, want the default language's", got)
+	}
+	if got := loc.N("n", 1234, nil); got != "1.234 views" {
+		t.Errorf("missing plural message: %q, want English's form with German digits", got)
+	}
+	if got := loc.T("no.such.key", nil); got != "no.such.key" {
+		t.Errorf("unknown key: %q", got)
 	}
 }

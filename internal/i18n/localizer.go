@@ -17,6 +17,9 @@ type Localizer struct {
 	loc     *goi18n.Localizer
 	printer *message.Printer
 	layout  dateLayout
+	// fallback is the default language's, for the messages this one's
+	// catalog lacks; nil for the default language itself.
+	fallback *Localizer
 }
 
 func newLocalizer(b *goi18n.Bundle, l Language) *Localizer {
@@ -39,14 +42,7 @@ func (l *Localizer) Tag() language.Tag { return l.lang.tag }
 // missing text shows on the page instead of failing it (the catalog test
 // keeps keys from going missing).
 func (l *Localizer) T(key string, data map[string]any) string {
-	if s, ok := l.static[key]; ok {
-		return s
-	}
-	s, err := l.loc.Localize(&goi18n.LocalizeConfig{MessageID: key, TemplateData: data})
-	if err != nil && s == "" {
-		return key
-	}
-	return s
+	return l.localize(&goi18n.LocalizeConfig{MessageID: key, TemplateData: data})
 }
 
 // N is T for a message with a count: the plural form is the one the
@@ -58,11 +54,22 @@ func (l *Localizer) N(key string, count int, data map[string]any) string {
 		d[k] = v
 	}
 	d["Count"] = l.Number(count)
-	s, err := l.loc.Localize(&goi18n.LocalizeConfig{MessageID: key, TemplateData: d, PluralCount: count})
-	if err != nil && s == "" {
-		return key
+	return l.localize(&goi18n.LocalizeConfig{MessageID: key, TemplateData: d, PluralCount: count})
+}
+
+// localize renders c from this language's catalog or, when it lacks the
+// message, from the default language's (with the plural rules of the
+// language whose text it is); the key itself when neither has it.
+func (l *Localizer) localize(c *goi18n.LocalizeConfig) string {
+	for loc := l; loc != nil; loc = loc.fallback {
+		if s, ok := loc.static[c.MessageID]; ok && c.PluralCount == nil {
+			return s
+		}
+		if s, err := loc.loc.Localize(c); err == nil || s != "" {
+			return s
+		}
 	}
-	return s
+	return c.MessageID
 }
 
 // Number writes an integer the locale's way: 1,234 in English, 1.234 in

@@ -71,12 +71,12 @@ type message struct {
 }
 
 // messages are each shipped language's messages, by language code and
-// name, parsed once: their t and tn functions speak that language
-// (docs/decisions.md, D52).
-var messages = sync.OnceValue(func() map[string]map[string]message {
-	out := map[string]map[string]message{}
+// name, parsed at the language's first message: their t and tn functions
+// speak that language (docs/decisions.md, D52).
+var messages = sync.OnceValue(func() map[string]func() map[string]message {
+	out := map[string]func() map[string]message{}
 	for _, l := range i18n.Languages() {
-		out[l.Code] = parseMessages(i18n.For(l.Code))
+		out[l.Code] = sync.OnceValue(func() map[string]message { return parseMessages(i18n.For(l.Code)) })
 	}
 	return out
 })
@@ -126,7 +126,7 @@ func Render(name string, data any) (Message, error) {
 // escaped) from the HTML one.
 func RenderIn(lang, name string, data any) (Message, error) {
 	var m Message
-	tm, ok := messages()[i18n.For(lang).Lang().Code][name]
+	tm, ok := messages()[i18n.For(lang).Lang().Code]()[name]
 	if !ok {
 		return m, fmt.Errorf("mail: no message %q", name)
 	}

@@ -33,8 +33,7 @@ type templates map[string]*template.Template
 var pageSets = sync.OnceValue(func() map[string]func() templates {
 	out := map[string]func() templates{}
 	for _, l := range i18n.Languages() {
-		loc := i18n.For(l.Code)
-		out[l.Code] = sync.OnceValue(func() templates { return parseTemplates(loc) })
+		out[l.Code] = sync.OnceValue(func() templates { return parseTemplates(i18n.For(l.Code)) })
 	}
 	return out
 })
