@@ -11,8 +11,8 @@ import (
 // answer with a redirect: a client's link with a trailing slash or a double
 // slash works at once, and its token is never sent back in a Location
 // (docs/decisions.md, D31). A path with escaped characters is left as it
-// is, and so are the roots of the path trees ("/api/", "/static/", and a
-// language's "/de/", "/pt-BR/"), which the router would redirect back.
+// is, and so are the roots of the path trees ("/api/", "/static/"), which
+// the router would redirect back.
 func CleanPath(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
@@ -21,7 +21,7 @@ func CleanPath(next http.Handler) http.Handler {
 			return
 		}
 		c := Canonical(p)
-		if c != "/api/" && c != "/static/" && !localeRoot(c) {
+		if c != "/api/" && c != "/static/" {
 			c = strings.TrimSuffix(c, "/")
 		}
 		if c == "" {
@@ -36,12 +36,6 @@ func CleanPath(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// localeRoot reports whether p is "/<locale>/", the root of a language's
-// pages.
-func localeRoot(p string) bool {
-	return len(p) > 2 && p[0] == '/' && p[len(p)-1] == '/' && IsLocale(p[1:len(p)-1])
 }
 
 // IsLocale accepts the shapes of Password Pusher's locale codes: en,

@@ -24,19 +24,17 @@ type langKey struct{}
 
 // withLangPrefix serves /<code>/<rest> as /<rest> in the shipped language
 // code: /de/p/<token> is the recipient's page in German, /de/ the create
-// page. /de alone is redirected to /de/. A prefix that is no shipped
-// language is left alone (Password Pusher's old prefixed links, which the
-// fallback redirects).
+// page. /de alone is the create page too: the server's edge serves every
+// path without its trailing slash (docs/decisions.md, D31), so /de/
+// arrives here as /de, and a redirect to /de/ would come back as /de. A
+// prefix that is no shipped language is left alone (Password Pusher's old
+// prefixed links, which the fallback redirects).
 func withLangPrefix(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		seg, rest, slash := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		seg, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 		l, ok := i18n.Lookup(seg)
 		if !ok {
 			next.ServeHTTP(w, r)
-			return
-		}
-		if !slash {
-			http.Redirect(w, r, "/"+l.Code+"/", http.StatusMovedPermanently)
 			return
 		}
 		u := *r.URL

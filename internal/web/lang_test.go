@@ -48,12 +48,12 @@ func TestLanguagePrefix(t *testing.T) {
 		"In die Zwischenablage kopieren")
 	right.lacks(t, "Copy to clipboard")
 
-	// /de alone is the German create page's address.
-	if r := c.get("/de"); r.status != http.StatusMovedPermanently || r.header.Get("Location") != "/de/" {
-		t.Errorf("/de: %d %q", r.status, r.header.Get("Location"))
-	}
-	if r := c.get("/de/"); r.status != http.StatusOK || !strings.Contains(r.body, `<html lang="de"`) {
-		t.Errorf("/de/: %d", r.status)
+	// /de/ is the German create page's address, and /de, which is what
+	// the server's edge makes of /de/, is that page too.
+	for _, p := range []string{"/de/", "/de"} {
+		if r := c.get(p); r.status != http.StatusOK || !strings.Contains(r.body, `<html lang="de"`) {
+			t.Errorf("%s: %d %q", p, r.status, r.header.Get("Location"))
+		}
 	}
 	// Korean is no language of Hush: the old prefixed link goes to /p/.
 	if r := c.get("/ko/p/" + tok); r.status != http.StatusMovedPermanently || r.header.Get("Location") != "/p/"+tok {
