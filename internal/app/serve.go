@@ -54,6 +54,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	// What start-up parsed and migrated is garbage now; at five times the
 	// live heap (tuneGC) it would sit in memory until the first requests.
 	debug.FreeOSMemory()
+	// The code and tables only start-up used leave the resident set (D55).
+	log.Debug("start-up pages released", "bytes", releaseStartPages())
 	return srv.run(ctx)
 }
 
