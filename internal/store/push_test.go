@@ -805,13 +805,21 @@ func TestClaimByKey(t *testing.T) {
 	}
 }
 
-// The row ClaimByKey returns is the row as the claim left it, field for
-// field, on either engine (SQLite reads, then updates by id; PostgreSQL
-// updates and returns), until the last view, which also expires it.
+// What ClaimByKey returns of the row is the row as the claim left it,
+// field for field in what a retrieval serves or acts on, on either engine
+// (SQLite reads, then updates by id; PostgreSQL updates and returns),
+// until the last view, which also expires it. The owner's fields (name,
+// note, sealed token) are not read.
 func TestClaimByKeyReturnsTheStoredRow(t *testing.T) {
 	t.Parallel()
 	s := newTestStore(t)
-	createPush(t, s, "two", func(p *push.Push) { p.ExpireAfterViews = 2 })
+	u := mustUser(t, s, "owner@example.com")
+	yes := true
+	createPush(t, s, "two", func(p *push.Push) {
+		p.ExpireAfterViews, p.Kind, p.UserID, p.Receipts, p.Locale = 2, push.KindURL, u.ID, push.ReceiptView, "de"
+		p.DeletableByViewer, p.RetrievalStep, p.ExpireAfter = &yes, true, 90*time.Minute
+		p.Name, p.NoteSealed, p.TokenSealed = "owner's name", []byte("note"), []byte("token")
+	})
 	for i, at := range []time.Time{t0.Add(time.Minute), t0.Add(2 * time.Minute)} {
 		p, err := s.ClaimByKey(t.Context(), "two", ev(push.EventView, at))
 		if err != nil || p == nil {
@@ -824,6 +832,20 @@ func TestClaimByKeyReturnsTheStoredRow(t *testing.T) {
 			t.Errorf("claim %d returned views %d log %d expired %v on %v updated %v; stored views %d log %d expired %v on %v updated %v",
 				i+1, p.ViewCount, p.LogCount, p.Expired, p.ExpiredOn, p.UpdatedAt,
 				got.ViewCount, got.LogCount, got.Expired, got.ExpiredOn, got.UpdatedAt)
+		}
+		if p.ID != got.ID || p.TokenKey != got.TokenKey || p.Kind != got.Kind || p.UserID != got.UserID ||
+			p.ExpireAfterDays != got.ExpireAfterDays || p.ExpireAfterViews != got.ExpireAfterViews ||
+			p.ExpireAfter != got.ExpireAfter || p.ExpireAfter != 90*time.Minute || !p.CreatedAt.Equal(got.CreatedAt) ||
+			p.DeletableByViewer == nil || *p.DeletableByViewer != *got.DeletableByViewer || p.RetrievalStep != got.RetrievalStep ||
+			p.Receipts != got.Receipts || p.Locale != got.Locale || p.Locale != "de" ||
+			p.HasPassphrase || p.Deleted || p.FileCount != 0 {
+			t.Errorf("claim %d returned %+v; stored %+v", i+1, p, got)
+		}
+		if !last && string(p.PayloadSealed) != string(got.PayloadSealed) {
+			t.Errorf("claim %d returned payload %q, stored %q", i+1, p.PayloadSealed, got.PayloadSealed)
+		}
+		if p.Name != "" || p.NoteSealed != nil || p.TokenSealed != nil {
+			t.Errorf("claim %d returned the owner's fields: name %q note %q token %q", i+1, p.Name, p.NoteSealed, p.TokenSealed)
 		}
 		if last && !p.ExpiredOn.Equal(at) {
 			t.Errorf("last claim expired it on %v, want %v", p.ExpiredOn, at)
