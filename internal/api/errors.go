@@ -30,9 +30,14 @@ type passphraseErrorJSON struct {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"error":"internal error"}`)
+	var b []byte
+	if a, ok := v.(jsonAppender); ok {
+		b = a.appendJSON(make([]byte, 0, 640))
+	} else {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			status, b = http.StatusInternalServerError, []byte(`{"error":"internal error"}`)
+		}
 	}
 	h := w.Header()
 	h["Content-Type"] = jsonContentType // shared, never written (httpx.Baseline)
