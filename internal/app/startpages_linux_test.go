@@ -67,17 +67,7 @@ var startPagesProbe = [4 * 4096]byte{1}
 // of what was resident is gone, the program runs on, and what it wrote to
 // its data is still there.
 func TestReleaseStartPages(t *testing.T) {
-	if traced() {
-		t.Skip("a debugger is attached: the pages are kept on purpose")
-	}
-	f, err := elf.Open("/proc/self/exe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if f.Type != elf.ET_EXEC {
-		t.Skipf("the test binary is %v, not a position-dependent executable: nothing is released", f.Type)
-	}
+	skipUnlessReleasable(t)
 	for i := range startPagesProbe {
 		startPagesProbe[i] = byte(i%251) + 2
 	}
@@ -133,9 +123,7 @@ func readOnlyResidentKiB(t *testing.T) int64 {
 // TestServeReleasesStartPages: hush serve releases them once it has
 // started, before it listens.
 func TestServeReleasesStartPages(t *testing.T) {
-	if traced() {
-		t.Skip("a debugger is attached: the pages are kept on purpose")
-	}
+	skipUnlessReleasable(t)
 	srv := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir(), "HUSH_LOG_LEVEL": "debug"})
 	m := regexp.MustCompile(`msg="start-up pages released" bytes=(\d+)`).FindStringSubmatch(srv.log.String())
 	if m == nil {
@@ -143,5 +131,22 @@ func TestServeReleasesStartPages(t *testing.T) {
 	}
 	if n, _ := strconv.ParseInt(m[1], 10, 64); n < 1<<20 {
 		t.Errorf("released %d bytes, want the executable's read-only segments (megabytes)", n)
+	}
+}
+
+// skipUnlessReleasable skips where releaseStartPages releases nothing on
+// purpose: under a debugger, or in a position-independent test binary.
+func skipUnlessReleasable(t *testing.T) {
+	t.Helper()
+	if traced() {
+		t.Skip("a debugger is attached: the pages are kept on purpose")
+	}
+	f, err := elf.Open("/proc/self/exe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Type != elf.ET_EXEC {
+		t.Skipf("the test binary is %v, not a position-dependent executable: nothing is released", f.Type)
 	}
 }
