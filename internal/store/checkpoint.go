@@ -7,15 +7,21 @@ import (
 )
 
 // checkpointEvery is how often the checkpointer copies the WAL back into
-// the database file. Under a steady load of creates a checkpoint every 50 ms
-// copies about a thousand pages in about 5 ms; checkpointing more often cuts
-// that pause (p99) but pays for the two fsyncs of each checkpoint more often
-// (throughput): docs/performance.md has the measurements.
+// the database file. Checkpointing more often makes each pause shorter but
+// pays for each checkpoint's fixed costs more often: docs/performance.md has
+// the measurements.
 const checkpointEvery = 50 * time.Millisecond
 
-// restartFrames is the log length (in pages) past which a checkpoint also
-// restarts the log. Under a steady stream of writes a passive checkpoint
-// never catches up with the end of the log, so the log would only grow.
+// fullEvery says how many checkpoints make one round: the last of a round
+// copies the whole log (and fsyncs the database), the others stop at the
+// guard (see checkpointer). Four rounds a second; under load the log grows
+// to a few thousand pages between restarts.
+const fullEvery = 5
+
+// restartFrames is the log length (in pages) past which a full checkpoint
+// also restarts the log. Under a steady stream of writes a passive
+// checkpoint never catches up with the end of the log, so the log would
+// only grow.
 const restartFrames = 8192
 
 // flushLead is how long before each checkpoint the checkpointer asks the
@@ -37,57 +43,111 @@ const flushLead = 3 * time.Millisecond
 // writes never pause long enough for that, a RESTART checkpoint makes the
 // writers wait while it copies the few pages the passive ones left and
 // starts the log over.
+//
+// Most checkpoints are guarded: a read transaction, begun when the
+// checkpoint is due, holds a snapshot of the log as it was then. A
+// checkpoint never copies past a reader's snapshot, so it stops at the
+// frames committed before the guard. SQLite fsyncs the database file only
+// when a checkpoint has copied the log to its very end, since only then
+// may the log start over and the copied frames be overwritten; a guarded
+// checkpoint under load never gets there, so it writes the database's
+// pages without waiting for the disk, and no commit's own fsync queues
+// behind theirs. Every fullEvery-th checkpoint runs unguarded: it copies
+// everything, fsyncs the database once for the whole round, and lets the
+// log start over. Durability is SQLite's own rule either way; the guard is
+// only a reader.
 type checkpointer struct {
-	db   *sql.DB
-	wal  string // the log's path
-	stop chan struct{}
-	done chan struct{}
+	db    *sql.DB
+	wal   string  // the log's path
+	guard *sql.Tx // the read transaction bounding the next checkpoint; nil before a full one
+	stop  chan struct{}
+	done  chan struct{}
 }
 
 func newCheckpointer(db *sql.DB, wal string) *checkpointer {
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	db.SetConnMaxLifetime(0)
-	c := &checkpointer{db: db, wal: wal, stop: make(chan struct{}), done: make(chan struct{})}
+	c := openCheckpointer(db, wal)
 	go c.run()
 	return c
+}
+
+// openCheckpointer prepares a checkpointer without starting its ticks.
+func openCheckpointer(db *sql.DB, wal string) *checkpointer {
+	db.SetMaxOpenConns(2) // the checkpoints' and the guard's
+	db.SetMaxIdleConns(2)
+	db.SetConnMaxLifetime(0)
+	return &checkpointer{db: db, wal: wal, stop: make(chan struct{}), done: make(chan struct{})}
 }
 
 func (c *checkpointer) run() {
 	defer close(c.done)
 	t := time.NewTicker(checkpointEvery)
 	defer t.Stop()
-	for {
+	for n := 1; ; n++ {
 		select {
 		case <-c.stop:
 			return
 		case <-t.C:
-			startWriteback(c.wal)
-			select {
-			case <-c.stop:
-				return
-			case <-time.After(flushLead):
-			}
-			c.checkpoint()
 		}
+		c.release()
+		if n%fullEvery != 0 {
+			c.hold()
+		}
+		startWriteback(c.wal)
+		select {
+		case <-c.stop:
+			return
+		case <-time.After(flushLead):
+		}
+		c.checkpoint()
 	}
 }
 
-// checkpoint runs one passive checkpoint. A failure (the database busy with
-// another process's checkpoint, say) is left for the next tick: the log
-// only grows meanwhile, nothing is lost.
-func (c *checkpointer) checkpoint() {
-	var busy, logFrames, copied int
+// hold begins the guard: a read transaction whose snapshot ends at the
+// log's current last frame. If it cannot, the next checkpoint is a full
+// one, which is always safe.
+func (c *checkpointer) hold() {
+	ctx := context.Background()
+	tx, err := c.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return
+	}
+	// A transaction reads nothing, and holds no snapshot, until its first
+	// statement.
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&n); err != nil {
+		_ = tx.Rollback()
+		return
+	}
+	c.guard = tx
+}
+
+// release ends the guard, if one is held.
+func (c *checkpointer) release() {
+	if c.guard != nil {
+		_ = c.guard.Rollback()
+		c.guard = nil
+	}
+}
+
+// checkpoint runs one passive checkpoint and says how long the log was and
+// how much of it is now in the database file. A failure (the database busy
+// with another process's checkpoint, say) is left for the next tick: the
+// log only grows meanwhile, nothing is lost.
+func (c *checkpointer) checkpoint() (logFrames, copied int) {
+	var busy int
 	err := c.db.QueryRowContext(context.Background(), `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logFrames, &copied)
-	if err == nil && logFrames > restartFrames {
+	if err == nil && logFrames > restartFrames && c.guard == nil {
+		// A RESTART waits for every reader, the guard too: only unguarded.
 		_ = c.db.QueryRowContext(context.Background(), `PRAGMA wal_checkpoint(RESTART)`).Scan(&busy, &logFrames, &copied)
 	}
+	return logFrames, copied
 }
 
-// close stops the checkpointer and closes its connection; closing the last
-// connection checkpoints what is left.
+// close stops the checkpointer, ends its guard and closes its connections;
+// closing the last connection checkpoints what is left.
 func (c *checkpointer) close() error {
 	close(c.stop)
 	<-c.done
+	c.release()
 	return c.db.Close()
 }
