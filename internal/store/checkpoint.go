@@ -51,9 +51,9 @@ const flushLead = 3 * time.Millisecond
 // when a checkpoint has copied the log to its very end, since only then
 // may the log start over and the copied frames be overwritten; a guarded
 // checkpoint under load never gets there, so it writes the database's
-// pages without waiting for the disk, and no commit's own fsync queues
-// behind theirs. Every fullEvery-th checkpoint runs unguarded: it copies
-// everything, fsyncs the database once for the whole round, and lets the
+// pages without waiting for the disk, and no request waits behind that
+// fsync (see flushLead). Every fullEvery-th checkpoint runs unguarded: it
+// copies everything, fsyncs the database once for the whole round, and lets the
 // log start over. Durability is SQLite's own rule either way; the guard is
 // only a reader.
 type checkpointer struct {
