@@ -121,6 +121,39 @@ func TestLongLogUnderGuard(t *testing.T) {
 	}
 }
 
+// TestLogStartsOverUnderLoad: under writes that never pause, the
+// background checkpointer still starts the log over, so it cannot grow
+// without end. Guarded checkpoints alone never would: each stops at its
+// guard, short of the end, and a RESTART waits for the guard. The full
+// checkpoint of each round (or its RESTART past restartFrames) does. SQLite
+// writes new salts into the log's header each time it starts over.
+func TestLogStartsOverUnderLoad(t *testing.T) {
+	path := t.TempDir() + "/hush.db"
+	s := openTestStore(t, path)
+	mustCreate(t, s, testPush("first"))
+	salts := func() [8]byte {
+		t.Helper()
+		f, err := os.Open(path + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var hdr [32]byte
+		if _, err := f.ReadAt(hdr[:], 0); err != nil {
+			t.Fatal(err)
+		}
+		return [8]byte(hdr[16:24])
+	}
+	first := salts()
+	deadline := time.Now().Add(20 * time.Second)
+	for i := 0; salts() == first; i++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log did not start over in 20 s of continuous writes (%d creates)", i)
+		}
+		mustCreate(t, s, testPush(fmt.Sprint("load-", i)))
+	}
+}
+
 // TestCloseEndsGuard: closing the store while the checkpointer holds its
 // guard still ends with every page in the database file and the log gone,
 // as the last connection's close leaves it.
