@@ -1,7 +1,10 @@
 package secure
 
 import (
+	"crypto/hkdf"
+	"crypto/sha256"
 	"testing"
+	"time"
 )
 
 func BenchmarkSeal64(b *testing.B) {
@@ -34,6 +37,26 @@ func BenchmarkTokenDigest(b *testing.B) {
 	for b.Loop() {
 		TokenDigest(tok)
 	}
+}
+
+// BenchmarkTokenLayerKey is the derivation every create and retrieve pays,
+// beside hkdf.Key's whole derivation of the same key.
+func BenchmarkTokenLayerKey(b *testing.B) {
+	tok, _ := NewOrderedToken(time.Now(), 16)
+	b.Run("pooled-extract", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			TokenLayerKey(tok)
+		}
+	})
+	b.Run("hkdf.Key", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := hkdf.Key(sha256.New, []byte(tok), nil, tokenLayerInfo, keySize); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkPassphraseKey is the Argon2id cost every passphrase retrieval

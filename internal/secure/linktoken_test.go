@@ -2,9 +2,12 @@ package secure
 
 import (
 	"bytes"
+	"crypto/hkdf"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -58,4 +61,35 @@ func TestTokenLayerKey(t *testing.T) {
 	if _, err := OpenWithKey(b, sealed, []byte("ad")); err == nil {
 		t.Fatal("another token's layer key opened the value")
 	}
+}
+
+// Payloads already stored were sealed under HKDF-SHA256 keys: the pooled
+// derivation must give hkdf.Key's bytes for tokens of every length, also
+// when used from many goroutines at once.
+func TestTokenLayerKeyIsHKDF(t *testing.T) {
+	// Pinned: hkdf.Key(sha256.New, "token-a", nil, "hush/v1/push-token-layer", 32).
+	const pinned = "56137593d357b06570824616ac740f8847877cef7ba258a1328dc720996ad55e"
+	if got := hex.EncodeToString(TokenLayerKey("token-a")); got != pinned {
+		t.Fatalf("TokenLayerKey(token-a) = %s, want %s", got, pinned)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; n <= 200; n++ {
+				tok := strings.Repeat(string(rune('a'+g)), n)
+				want, err := hkdf.Key(sha256.New, []byte(tok), nil, "hush/v1/push-token-layer", 32)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if got := TokenLayerKey(tok); !bytes.Equal(got, want) {
+					t.Errorf("TokenLayerKey of a %d-byte token = %x, want %x", n, got, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
