@@ -45,6 +45,9 @@ func Errorf(code Code, format string, args ...any) *Error {
 
 // ErrorCode returns the code of err, or "" when err is not one of ours.
 func ErrorCode(err error) Code {
+	if err == nil {
+		return "" // before e, which escapes: every successful create asks
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
