@@ -8,7 +8,6 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"hush/internal/ratelimit"
@@ -27,18 +26,9 @@ const (
 	// sheddableAfter is how long a connection must have been open without
 	// sending a request before it counts as idle when room is needed.
 	sheddableAfter = time.Second
+	// fallbackMaxConns is the bound when no descriptor limit is known.
+	fallbackMaxConns = 1024
 )
-
-// derivedMaxConns is the default bound of open connections for the
-// process's file descriptor limit (Go raises the soft limit to the hard one
-// at start).
-func derivedMaxConns() int {
-	var rl syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur == 0 {
-		return 1024
-	}
-	return int(min(max(rl.Cur/2, minDerivedConns), maxDerivedConns))
-}
 
 // connLimiter bounds the connections of the public listener, overall and
 // per client address (an IPv6 client by its /64; a trusted proxy is not
