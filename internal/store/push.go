@@ -401,6 +401,17 @@ const claimSet = `view_count = view_count + 1, log_count = log_count + 1,
 const claimable = `expired = 0 AND view_count < expire_after_views AND expires_at > $2
 	AND passphrase_salt IS NULL AND file_count = 0`
 
+// claimNotLast claims a view that is not the push's last (SQLite, where
+// the row was just read in the same write transaction). Of the columns
+// that indexes hold or filter on, it sets only view_count, and the one
+// partial index that filters on it (pushes_view_limit) cannot take the
+// new count: no index entry changes. claimSet, which sets expired and
+// expired_on, makes SQLite delete and re-insert the row's entry in
+// pushes_active_expiry (and in pushes_owner for a signed-in user's push)
+// although the values stay. Its condition still refuses a last view.
+const claimNotLast = `UPDATE pushes SET view_count = view_count + 1, log_count = log_count + 1
+	WHERE id = $1 AND ` + claimable + ` AND view_count + 1 < expire_after_views`
+
 // claimRow claims a view of the push whose token key is key, if claimable,
 // and returns what a retrieval needs of its row (claimedColumns) as the
 // claim left it; sql.ErrNoRows when there is no such push. PostgreSQL
@@ -424,7 +435,11 @@ func claimRow(ctx context.Context, tx *Tx, key string, now int64) (*push.Push, e
 			WHERE token_key = $1 AND `+claimable, key, now), key); err != nil {
 			return nil, err
 		}
-		n, err := rowsAffected(tx.ExecContext(ctx, `UPDATE pushes SET `+claimSet+` WHERE id = $1 AND `+claimable, p.ID, now))
+		update := `UPDATE pushes SET ` + claimSet + ` WHERE id = $1 AND ` + claimable
+		if p.ViewCount+1 < p.ExpireAfterViews {
+			update = claimNotLast
+		}
+		n, err := rowsAffected(tx.ExecContext(ctx, update, p.ID, now))
 		if err != nil {
 			return nil, err
 		}
