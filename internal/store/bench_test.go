@@ -55,6 +55,50 @@ func BenchmarkClaimView(b *testing.B) {
 	}
 }
 
+// BenchmarkClaimByKey claims views the way a retrieval does, one
+// transaction each: a view that leaves views to come, and a push's last
+// view (the pushes created before the timer starts).
+func BenchmarkClaimByKey(b *testing.B) {
+	b.Run("not-last", func(b *testing.B) {
+		s := benchStore(b)
+		var key string
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if i%1000 == 0 { // stay below the audit cap of a push
+				p := testPush(fmt.Sprint("claim-", i))
+				p.ExpireAfterViews, p.ExpireAfterDays = 1<<30, 90
+				if err := s.CreatePush(b.Context(), p, ev(push.EventCreation, t0)); err != nil {
+					b.Fatal(err)
+				}
+				key = p.TokenKey
+			}
+			i++
+			if p, err := s.ClaimByKey(b.Context(), key, ev(push.EventView, t0)); p == nil || err != nil {
+				b.Fatal(p, err)
+			}
+		}
+	})
+	b.Run("last", func(b *testing.B) {
+		s := benchStore(b)
+		for i := range b.N {
+			p := testPush(fmt.Sprint("last-", i))
+			p.ExpireAfterViews, p.ExpireAfterDays = 1, 90
+			if err := s.CreatePush(b.Context(), p, ev(push.EventCreation, t0)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := range b.N {
+			p, err := s.ClaimByKey(b.Context(), fmt.Sprint("last-", i), ev(push.EventView, t0))
+			if p == nil || err != nil || !p.Expired {
+				b.Fatal(p, err)
+			}
+		}
+	})
+}
+
 func BenchmarkPushByKey(b *testing.B) {
 	s := benchStore(b)
 	if err := s.CreatePush(b.Context(), testPush("lookup"), ev(push.EventCreation, t0)); err != nil {

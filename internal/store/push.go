@@ -353,8 +353,8 @@ func (s *Store) ClaimViewAt(ctx context.Context, id int64, seen int, ev push.Eve
 	})
 }
 
-// ClaimByKey claims one view of the push whose token key is key, in one
-// statement that also returns the row, for the common retrieval: an active
+// ClaimByKey claims one view of the push whose token key is key and
+// returns its row (claimRow), for the common retrieval: an active
 // push with no passphrase and no files, asked for by someone who is not
 // its owner. It returns nil when the push is not such a push, or not
 // active, so that the caller takes the full path (which reads first, to
@@ -383,15 +383,13 @@ func (s *Store) ClaimByKey(ctx context.Context, key string, ev push.Event) (*pus
 			if err := queueHooks(ctx, tx, p.ID, push.HookExpired, ev.IP, ev.UserAgent, ev.CreatedAt); err != nil {
 				return nil, err
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE pushes SET payload = NULL WHERE id = $1`, p.ID); err != nil {
-				return nil, fmt.Errorf("wipe payload: %w", err)
-			}
 		}
 		return p, nil
 	})
 }
 
-// claimSet is what a claimed view changes; the last view expires the push.
+// claimSet is what a claimed view changes on PostgreSQL; the last view
+// expires the push.
 const claimSet = `view_count = view_count + 1, log_count = log_count + 1,
 	updated_at = CASE WHEN view_count + 1 >= expire_after_views THEN $2 ELSE updated_at END,
 	expired = CASE WHEN view_count + 1 >= expire_after_views THEN 1 ELSE 0 END,
@@ -401,26 +399,40 @@ const claimSet = `view_count = view_count + 1, log_count = log_count + 1,
 const claimable = `expired = 0 AND view_count < expire_after_views AND expires_at > $2
 	AND passphrase_salt IS NULL AND file_count = 0`
 
-// claimNotLast claims a view that is not the push's last (SQLite, where
-// the row was just read in the same write transaction). Of the columns
+// On SQLite a claim is one of two statements, chosen by the row the claim
+// has just read in the same write transaction; each refuses the other's
+// case in its condition.
+//
+// claimNotLast claims a view that is not the push's last. Of the columns
 // that indexes hold or filter on, it sets only view_count, and the one
 // partial index that filters on it (pushes_view_limit) cannot take the
 // new count: no index entry changes. claimSet, which sets expired and
 // expired_on, makes SQLite delete and re-insert the row's entry in
 // pushes_active_expiry (and in pushes_owner for a signed-in user's push)
-// although the values stay. Its condition still refuses a last view.
-const claimNotLast = `UPDATE pushes SET view_count = view_count + 1, log_count = log_count + 1
+// although the values stay.
+//
+// claimLast claims the last view: it expires the push and wipes its
+// payload, which the read before it has returned, in one statement.
+const (
+	claimNotLast = `UPDATE pushes SET view_count = view_count + 1, log_count = log_count + 1
 	WHERE id = $1 AND ` + claimable + ` AND view_count + 1 < expire_after_views`
+	claimLast = `UPDATE pushes SET view_count = view_count + 1, log_count = log_count + 1,
+	updated_at = $2, expired = 1, expired_on = $2, payload = NULL
+	WHERE id = $1 AND ` + claimable + ` AND view_count + 1 >= expire_after_views`
+)
 
 // claimRow claims a view of the push whose token key is key, if claimable,
 // and returns what a retrieval needs of its row (claimedColumns) as the
-// claim left it; sql.ErrNoRows when there is no such push. PostgreSQL
-// does it in one UPDATE … RETURNING. On SQLite the write transaction holds
-// the database's only write lock from its start, so reading the row and
-// then updating it by id, under the same condition, is as atomic, and
-// cheaper: SQLite's RETURNING buffers its rows, and a retrieve measured
-// about 2.5 µs less CPU without it. The update's own condition still
-// guards the claim: if it took nothing, nothing is served.
+// claim left it, but with its payload; the last view wipes the stored
+// payload. sql.ErrNoRows when there is no such push. PostgreSQL claims in
+// one UPDATE … RETURNING, which returns the row as the update left it, so
+// it wipes the last view's payload in a statement of its own. On SQLite
+// the write transaction holds the database's only write lock from its
+// start, so reading the row and then updating it by id, under the same
+// condition, is as atomic, and cheaper: SQLite's RETURNING buffers its
+// rows, and a retrieve measured about 2.5 µs less CPU without it. The
+// update's own condition still guards the claim: if it took nothing,
+// nothing is served.
 func claimRow(ctx context.Context, tx *Tx, key string, now int64) (*push.Push, error) {
 	var p *push.Push
 	var err error
@@ -430,14 +442,19 @@ func claimRow(ctx context.Context, tx *Tx, key string, now int64) (*push.Push, e
 		if err != nil {
 			return nil, err
 		}
+		if p.ViewCount >= p.ExpireAfterViews {
+			if _, err := tx.ExecContext(ctx, `UPDATE pushes SET payload = NULL WHERE id = $1`, p.ID); err != nil {
+				return nil, fmt.Errorf("wipe payload: %w", err)
+			}
+		}
 	} else {
 		if p, err = scanClaimed(tx.QueryRowContext(ctx, `SELECT `+claimedColumns+` FROM pushes
 			WHERE token_key = $1 AND `+claimable, key, now), key); err != nil {
 			return nil, err
 		}
-		update := `UPDATE pushes SET ` + claimSet + ` WHERE id = $1 AND ` + claimable
-		if p.ViewCount+1 < p.ExpireAfterViews {
-			update = claimNotLast
+		update := claimNotLast
+		if p.ViewCount+1 >= p.ExpireAfterViews {
+			update = claimLast
 		}
 		n, err := rowsAffected(tx.ExecContext(ctx, update, p.ID, now))
 		if err != nil {
