@@ -46,7 +46,7 @@ func Errorf(code Code, format string, args ...any) *Error {
 // ErrorCode returns the code of err, or "" when err is not one of ours.
 func ErrorCode(err error) Code {
 	if err == nil {
-		return "" // before e, which escapes: every successful create asks
+		return "" // without errors.As, whose target would be allocated
 	}
 	var e *Error
 	if errors.As(err, &e) {

@@ -73,10 +73,8 @@ func TestTokenLayerKeyIsHKDF(t *testing.T) {
 		t.Fatalf("TokenLayerKey(token-a) = %s, want %s", got, pinned)
 	}
 	var wg sync.WaitGroup
-	for g := 0; g < 8; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for g := range 8 {
+		wg.Go(func() {
 			for n := 0; n <= 200; n++ {
 				tok := strings.Repeat(string(rune('a'+g)), n)
 				want, err := hkdf.Key(sha256.New, []byte(tok), nil, "hush/v1/push-token-layer", 32)
@@ -89,7 +87,7 @@ func TestTokenLayerKeyIsHKDF(t *testing.T) {
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 }
