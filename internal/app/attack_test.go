@@ -23,6 +23,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -296,6 +297,59 @@ func TestAttackConcurrentPassphraseGuesses(t *testing.T) {
 				t.Fatalf("4 clients × 50 at once: %d evaluated, want at most 20", c.get(401))
 			}
 		})
+	}
+}
+
+// A push's views are spent exactly, whichever routes its readers take at
+// once: the API's retrievals (v2 and v1) claim by the link's key, reading
+// the row and then choosing a claim for a view with views to come or for
+// the last one; the web page claims by the push's id and the count it
+// showed. 48 readers from six addresses, over all three routes, of pushes
+// of 1 and 3 views: exactly that many carry the payload, and the push
+// ends expired with its payload gone.
+func TestAttackViewLimitAcrossRoutes(t *testing.T) {
+	srv := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir()})
+	owner := newPeer(t, srv.url, 1)
+	var readers []*peer
+	for n := range 6 {
+		readers = append(readers, newPeer(t, srv.url, 20+n))
+	}
+	routes := []func(tok string) string{
+		func(tok string) string { return "/api/v2/pushes/" + tok },
+		func(tok string) string { return "/p/" + tok + ".json" },
+		func(tok string) string { return "/p/" + tok },
+	}
+	const secret = "spent-exactly-once-per-view"
+	for i, route := range routes { // each route serves the payload on its own
+		tok := owner.createPush(map[string]any{"payload": secret, "expire_after_views": 1, "retrieval_step": false})
+		if r := readers[i].get(route(tok)); r.status != http.StatusOK || !strings.Contains(r.body, secret) {
+			t.Fatalf("GET %s alone: %d %.300s", route("TOKEN"), r.status, r.body)
+		}
+	}
+	for _, views := range []int{1, 3} {
+		for round := range 10 {
+			tok := owner.createPush(map[string]any{"payload": secret, "expire_after_views": views, "retrieval_step": false})
+			var served atomic.Int32
+			c := burst(48, func(i int) int {
+				r := readers[i%len(readers)].get(routes[i%len(routes)](tok))
+				if strings.Contains(r.body, secret) {
+					served.Add(1)
+				}
+				return r.status
+			})
+			if got := int(served.Load()); got != views {
+				t.Fatalf("%d-view push, round %d: payload served %d times over API v2, v1 and the web page (statuses %v)",
+					views, round, got, c.by)
+			}
+			for status := range c.by {
+				if status >= 500 {
+					t.Fatalf("%d-view push, round %d: statuses %v", views, round, c.by)
+				}
+			}
+			if r := readers[0].get("/api/v2/pushes/" + tok); strings.Contains(r.body, secret) || r.obj(t)["expired"] != true {
+				t.Fatalf("%d-view push, round %d, after the burst: %.300s", views, round, r.body)
+			}
+		}
 	}
 }
 
