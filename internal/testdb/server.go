@@ -11,14 +11,16 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"syscall"
 	"time"
 )
 
 type pgServer struct {
 	dir, bin, url string
-	cred          *syscall.Credential
+	owner         *owner // the user the server runs as, when not this process's
 }
+
+// owner is a user id and group id to run the server's programs as.
+type owner struct{ uid, gid int }
 
 // findBin locates a PostgreSQL server binary: on PATH, else in Debian's
 // /usr/lib/postgresql/<version>/bin (newest version first).
@@ -60,7 +62,7 @@ func startServer(ctx context.Context) (*pgServer, error) {
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
-		s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		s.owner = &owner{uid: uid, gid: gid}
 		if err := os.Chown(dir, uid, gid); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -92,8 +94,8 @@ func (s *pgServer) run(ctx context.Context, bin string, args ...string) ([]byte,
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = s.dir
-	if s.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+	if s.owner != nil {
+		runAs(cmd, *s.owner)
 	}
 	return cmd.CombinedOutput()
 }
