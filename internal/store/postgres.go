@@ -80,6 +80,10 @@ func redactURL(err error, url string) error {
 // isUniqueViolation reports whether err is a unique-constraint violation on
 // either engine (a concurrent insert of the same key).
 func isUniqueViolation(err error) bool {
+	if err == nil {
+		// errors.As would still allocate its two targets.
+		return false
+	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return pgErr.Code == "23505"
