@@ -218,7 +218,10 @@ func TestClientOldAddresses(t *testing.T) {
 		"/pt-PT/p/" + tok + "/r":    "/p/" + tok + "/r",
 		"/de/f/" + tok + "/r":       "/de/p/" + tok + "/r",
 		"/ko/r/" + tok:              "/p/" + tok,
-		"/api_tokens":               "/users/token",
+		// A shipped language's prefix before an old one.
+		"/de/de/p/" + tok:            "/de/p/" + tok,
+		"/ja/ab-CDE/f/" + tok + "/r": "/ja/p/" + tok + "/r",
+		"/api_tokens":                "/users/token",
 	} {
 		res := noRedirect(t, "GET", srv.url+from)
 		if res.Status != http.StatusMovedPermanently || res.Header.Get("Location") != to {

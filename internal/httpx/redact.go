@@ -10,21 +10,31 @@ import (
 var tokenPrefixes = []string{"/api/v2/pushes/", "/api/v1/pushes/", "/p/", "/f/", "/r/"}
 
 // RedactPath returns a request path as it may be logged: a url_token is a
-// capability, so it is replaced by :token (under a locale prefix too), and
+// capability, so it is replaced by :token (under locale prefixes too), and
 // so is a download link. The
 // path is first put in canonical form (repeated slashes, "." and ".."
 // resolved), so that a path such as //p/<token>, which the router answers
 // with a redirect, is redacted like /p/<token>.
 func RedactPath(p string) string {
 	p = Canonical(p)
-	// A locale-prefixed link of Password Pusher (/en/p/<token>, LegacyPage).
-	if loc, rest, ok := strings.Cut(strings.TrimPrefix(p, "/"), "/"); ok && IsLocale(loc) {
-		for _, k := range []string{"p/", "f/", "r/"} {
-			if strings.HasPrefix(rest, k) {
-				return "/" + loc + RedactPath("/"+rest)
-			}
+	// Locale prefixes: a shipped language's (/de/p/<token>), Password
+	// Pusher's (/en/p/<token>, LegacyPage), or both at once
+	// (/de/en/p/<token>, which the web redirects to its page): every one
+	// is kept and what follows the last is redacted.
+	locales := ""
+	for {
+		loc, rest, ok := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+		if !ok || !IsLocale(loc) {
+			break
 		}
+		locales += "/" + loc
+		p = "/" + rest
 	}
+	return locales + redactTokens(p)
+}
+
+// redactTokens is RedactPath of a canonical path without locale prefixes.
+func redactTokens(p string) string {
 	// A download link is a capability and its file name is sealed at rest.
 	if strings.HasPrefix(p, "/api/v2/files/") {
 		return "/api/v2/files/:token"

@@ -32,6 +32,16 @@ func TestRedactPath(t *testing.T) {
 		{"/pt-BR/f/" + tok + "/r", "/pt-BR/f/:token/r"},
 		{"//de//r/" + tok + "/", "/de/r/:token/"},
 		{"/en/d/active.json", "/en/d/active.json"},
+		// A shipped language's prefix before Password Pusher's: the web
+		// strips the first and redirects the rest to the link's page.
+		{"/de/de/p/" + tok, "/de/de/p/:token"},
+		{"/de/xx/p/" + tok + "/preview", "/de/xx/p/:token/preview"},
+		{"/ja/ab-CDE/f/" + tok + "/r", "/ja/ab-CDE/f/:token/r"},
+		{"/EN/de/r/" + tok, "/EN/de/r/:token"},
+		{"/en/de/p/" + tok + "/passphrase", "/en/de/p/:token/passphrase"},
+		{"/de/api/v2/pushes/" + tok, "/de/api/v2/pushes/:token"},
+		{"/de/en", "/de/en"},
+		{"/de/en/", "/de/en/"},
 	}
 	for _, c := range cases {
 		got := RedactPath(c.in)
