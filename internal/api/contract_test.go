@@ -307,6 +307,13 @@ func TestUnknownRoutesAndMethods(t *testing.T) {
 		{"POST", "/api/v2/pushes/" + tok + "/notify_emails", 404, ""},
 		{"GET", "/api/v2/pushes/" + tok + ".xml", 404, ""},
 		{"GET", "/api/v3/version", 404, ""},
+		// A name that is only dots once .json is cut: the router would
+		// redirect its "." or ".." segment, in HTML.
+		{"GET", "/api/v2/pushes/...json", 404, ""},
+		{"POST", "/api/v2/pushes/..json", 404, ""},
+		{"GET", "/api/v2/pushes/" + tok + "/..json", 404, ""},
+		{"GET", "/api/v2/pushes/.json", 404, ""},
+		{"DELETE", "/api/v2/..json", 404, ""},
 	})
 	// HEAD never counted a view.
 	m := h.do("GET", "/api/v2/pushes/"+tok+".json", nil).obj(t)

@@ -102,7 +102,8 @@ func methodNotAllowed(w http.ResponseWriter) {
 }
 
 // stripJSONSuffix lets every v2 path take an optional ".json" suffix, and
-// refuses HEAD on push paths so that it can never count a view.
+// refuses HEAD on push paths so that it can never count a view. A last
+// segment that is "." or ".." without its suffix names nothing: 404.
 func stripJSONSuffix(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/v2/pushes") || strings.HasPrefix(r.URL.Path, "/api/v2/files") {
@@ -113,6 +114,12 @@ func stripJSONSuffix(next http.Handler) http.Handler {
 		if strings.HasPrefix(r.URL.Path, "/api/v2/") && strings.HasSuffix(r.URL.Path, ".json") {
 			u := *r.URL
 			u.Path = strings.TrimSuffix(u.Path, ".json")
+			if dots := u.Path[strings.LastIndexByte(u.Path, '/')+1:]; dots == "." || dots == ".." {
+				// The router would redirect this segment (.../..json)
+				// in HTML, to a path the client did not ask for.
+				writeJSON(w, http.StatusNotFound, errorBody{"Not Found"})
+				return
+			}
 			u.RawPath = strings.TrimSuffix(u.RawPath, ".json")
 			r2 := *r
 			r2.URL = &u
