@@ -177,6 +177,17 @@ func TestPageParameter(t *testing.T) {
 		wantStatus(t, "page="+p, r, 400)
 		wantBody(t, "page="+p, r, `{"error":"Invalid page parameter"}`)
 	}
+	// A malformed escape, which Go's query parser drops with its pair.
+	for _, q := range []string{"page=%zz", "page=1%", "page=%2", "x=1&page=%zz&page=2", "pa%67e=%zz", "page=1;x"} {
+		for _, list := range []string{"/api/v2/pushes/active?", "/api/v2/pushes/expired.json?", "/p/active.json?"} {
+			r := h.do("GET", list+q, nil, bearer(owner)...)
+			wantStatus(t, list+q, r, 400)
+			wantBody(t, list+q, r, `{"error":"Invalid page parameter"}`)
+		}
+	}
+	for _, q := range []string{"x=%zz&page=2", "page%zz=%zz", "pagex=%zz"} {
+		wantStatus(t, q, h.do("GET", "/api/v2/pushes/active?"+q, nil, bearer(owner)...), 200)
+	}
 	for _, p := range []string{"1", "200", "7", "+7"} {
 		wantStatus(t, "page="+p, h.do("GET", "/api/v2/pushes/expired?page="+urlQueryEscape(p), nil, bearer(owner)...), 200)
 	}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -12,11 +13,13 @@ import (
 // decimal, optionally signed; 0 and below mean page 1, as in Password
 // Pusher; above 200, leading zeros and anything else are 400. Default 1.
 func pageParam(r *http.Request) (int, error) {
-	vals, ok := r.URL.Query()["page"]
+	v, ok, err := queryValue(r.URL.RawQuery, "page")
+	if err != nil {
+		return 0, badRequest(msgBadPage)
+	}
 	if !ok {
 		return 1, nil
 	}
-	v := vals[0]
 	digits, negative := strings.CutPrefix(v, "-")
 	if !negative {
 		digits = strings.TrimPrefix(digits, "+")
@@ -32,4 +35,22 @@ func pageParam(r *http.Request) (int, error) {
 		return 0, badRequest(msgBadPage)
 	}
 	return n, nil
+}
+
+// queryValue is the first value of key in the raw query raw, as
+// url.Values has it, except that a value with a malformed escape (%zz) is
+// an error where url.ParseQuery drops the pair, which would read as no
+// value at all. Pairs whose key cannot be unescaped are not key's.
+func queryValue(raw, key string) (value string, ok bool, err error) {
+	for raw != "" {
+		var pair string
+		pair, raw, _ = strings.Cut(raw, "&")
+		k, v, _ := strings.Cut(pair, "=")
+		if k, err := url.QueryUnescape(k); err != nil || k != key {
+			continue
+		}
+		v, err := url.QueryUnescape(v)
+		return v, true, err
+	}
+	return "", false, nil
 }
