@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"path"
 	"sync"
+	"unicode/utf8"
 
 	"hush/internal/push"
 )
@@ -189,4 +190,21 @@ func PartType(sent, fileName string) string {
 		return t
 	}
 	return "application/octet-stream"
+}
+
+// ValidUTF8 reports whether every name and value of form is valid UTF-8:
+// a form's fields are text, and a field stored with invalid bytes would be
+// answered back with replacement characters, not as it was sent.
+func ValidUTF8(form url.Values) bool {
+	for k, vals := range form {
+		if !utf8.ValidString(k) {
+			return false
+		}
+		for _, v := range vals {
+			if !utf8.ValidString(v) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -49,7 +49,8 @@ func parseForm(w http.ResponseWriter, r *http.Request) error {
 	return parseFormMax(w, r, maxSmallForm)
 }
 
-// parseFormMax reads an urlencoded form of at most limit bytes.
+// parseFormMax reads an urlencoded form of at most limit bytes, all of it
+// valid UTF-8 (a browser sends nothing else from these pages).
 func parseFormMax(w http.ResponseWriter, r *http.Request, limit int64) error {
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	err := r.ParseForm()
@@ -57,7 +58,7 @@ func parseFormMax(w http.ResponseWriter, r *http.Request, limit int64) error {
 	switch {
 	case errors.As(err, &tooBig):
 		return errFormTooLarge
-	case err != nil:
+	case err != nil || !httpx.ValidUTF8(r.PostForm):
 		return errFormUnreadable
 	}
 	return nil

@@ -65,3 +65,32 @@ func TestSmallFormsStaySmall(t *testing.T) {
 			expect(t, http.StatusRequestEntityTooLarge)
 	}
 }
+
+// TestFormsRefuseInvalidUTF8: a form field that is not valid UTF-8 is
+// refused, as the API refuses such a body, where it was stored and then
+// answered back with replacement characters: the create form, urlencoded
+// and multipart, and the small forms.
+func TestFormsRefuseInvalidUTF8(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.client()
+	bad := "ab\xff\xfecd"
+	for what, r := range map[string]resp{
+		"create":           c.post("/", url.Values{"kind": {"text"}, "payload": {bad}}),
+		"create, a name":   c.post("/", url.Values{"kind": {"text"}, "payload": {"x"}, "na\xffme": {"y"}}),
+		"create multipart": c.postFiles(map[string]string{"kind": "text", "payload": "x", "note": bad}),
+		"sign-in":          c.post("/users/sign_in", url.Values{"email": {bad + "@example.com"}, "password": {"pw"}}),
+		"passphrase":       c.post("/p/sometoken/passphrase", url.Values{"passphrase": {bad}}),
+	} {
+		if r.status != http.StatusBadRequest || r.header.Get("Location") != "" {
+			t.Errorf("%s: %d, Location %q; want 400", what, r.status, r.header.Get("Location"))
+		}
+	}
+	// The same forms in valid UTF-8 go through.
+	r := c.post("/", url.Values{"kind": {"text"}, "payload": {"ab\u00e9cd"}})
+	if r.status != http.StatusSeeOther || !strings.Contains(r.header.Get("Location"), "/p/") {
+		t.Fatalf("valid create: %d, Location %q", r.status, r.header.Get("Location"))
+	}
+	if r := c.postFiles(map[string]string{"kind": "text", "payload": "x", "note": "ab\u00e9cd"}); r.status != http.StatusSeeOther {
+		t.Errorf("valid multipart create: %d\n%s", r.status, r.body)
+	}
+}

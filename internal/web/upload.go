@@ -58,5 +58,8 @@ func (s *Server) parseCreateMultipart(w http.ResponseWriter, r *http.Request, u 
 			return true, nil
 		},
 	}, up)
+	if err == nil && !httpx.ValidUTF8(form) {
+		return nil, httpx.ErrFormMalformed
+	}
 	return form, err
 }
