@@ -29,6 +29,7 @@ const (
 	MsgSSODomain      = "Your email address is not in a domain allowed to sign in here."
 	MsgSSONoAccount   = "There is no account for your email address here. Please ask an administrator to create one."
 	MsgSSOLinkedOther = "Your account is already linked to another identity at this provider."
+	MsgSSOSignInFirst = "An account with your email address signs in with a password here. Sign in with its password now, and your provider will be linked to it."
 	MsgPasswordOff    = "Password sign-in is turned off on this server: please sign in with your provider."
 )
 
@@ -200,6 +201,23 @@ func ssoAddressAllowed(rules SSORules, email string, verified bool) error {
 	return nil
 }
 
+// SSOSignInFirst is the refusal of a first sign-in through the provider
+// whose address is an account with a password, while password sign-in is
+// on: whoever chose that password may never have held the address, so the
+// link waits for the password (D50). Link is the identity, for
+// LinkAfterSignIn once the same browser has signed in with the password.
+type SSOSignInFirst struct {
+	Link    Identity
+	Started time.Time
+}
+
+func (e *SSOSignInFirst) Error() string { return MsgSSOSignInFirst }
+
+// Unwrap gives the refusal as the push.Error the pages show.
+func (e *SSOSignInFirst) Unwrap() error {
+	return &push.Error{Code: push.CodeForbidden, Message: MsgSSOSignInFirst}
+}
+
 // linkOrCreate links a new identity to the account of its verified
 // address, or creates an account for it.
 func (s *Service) linkOrCreate(ctx context.Context, rules SSORules, id Identity, email string) (*push.User, error) {
@@ -210,15 +228,14 @@ func (s *Service) linkOrCreate(ctx context.Context, rules SSORules, id Identity,
 		if u.Disabled() {
 			return nil, push.Errorf(push.CodeForbidden, "%s", MsgDisabled)
 		}
-		err = s.store.LinkIdentity(ctx, u.ID, link, s.Now())
-		if push.ErrorCode(err) == push.CodeConflict {
-			return nil, push.Errorf(push.CodeForbidden, "%s", MsgSSOLinkedOther)
+		if u.PasswordHash != "" && !rules.PasswordOff {
+			return nil, &SSOSignInFirst{Link: Identity{Issuer: id.Issuer, Subject: id.Subject, Email: email, EmailVerified: true},
+				Started: s.Now()}
 		}
-		if err != nil {
-			return nil, err
-		}
-		s.log.InfoContext(ctx, "single sign-on linked an account", "user_id", u.ID)
-		return s.store.UserByID(ctx, u.ID)
+		// No password to prove, or none that signs in any more: the
+		// provider's word makes the link, and whatever was signed in
+		// before it (sessions, the API token) ends.
+		return s.link(ctx, u, link, u.PasswordHash != "")
 	case push.ErrorCode(err) != push.CodeNotFound:
 		return nil, err
 	case !rules.CreateUsers:
@@ -237,6 +254,42 @@ func (s *Service) linkOrCreate(ctx context.Context, rules SSORules, id Identity,
 	}
 	s.log.InfoContext(ctx, "single sign-on created an account", "user_id", u.ID)
 	return u, nil
+}
+
+// link links the identity to u; endCredentials also ends u's sessions and
+// revokes its API token in the same transaction.
+func (s *Service) link(ctx context.Context, u *push.User, link store.Identity, endCredentials bool) (*push.User, error) {
+	err := s.store.LinkIdentity(ctx, u.ID, link, s.Now(), endCredentials)
+	if push.ErrorCode(err) == push.CodeConflict {
+		return nil, push.Errorf(push.CodeForbidden, "%s", MsgSSOLinkedOther)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.log.InfoContext(ctx, "single sign-on linked an account", "user_id", u.ID)
+	return s.store.UserByID(ctx, u.ID)
+}
+
+// LinkAfterSignIn makes the link an SSOSignInFirst refusal left waiting,
+// now that u has signed in with its password in the same browser: when u
+// is the account of the identity's address and the refusal is at most
+// SSOAttemptTimeout old. It reports whether it linked; a link that cannot
+// be made (the account linked meanwhile, or gone) is no error of the
+// sign-in.
+func (s *Service) LinkAfterSignIn(ctx context.Context, u *push.User, id Identity, started time.Time) bool {
+	age := s.Now().Sub(started)
+	if u == nil || id.Subject == "" || age < 0 || age > SSOAttemptTimeout || NormalizeEmail(id.Email) != u.Email {
+		return false
+	}
+	if _, ok := s.SSO(); !ok {
+		return false
+	}
+	link := store.Identity{Issuer: id.Issuer, Subject: id.Subject, Email: u.Email}
+	if _, err := s.link(ctx, u, link, false); err != nil {
+		s.log.WarnContext(ctx, "single sign-on link after a password sign-in not made", "user_id", u.ID, "err", err)
+		return false
+	}
+	return true
 }
 
 // SignInMethods says how an account signs in, for the admin pages.

@@ -25,12 +25,24 @@ func (s *Store) UserByIdentity(ctx context.Context, issuer, subject string) (*pu
 
 // LinkIdentity links the identity to the account userID, which the
 // provider vouched holds its address: an account awaiting confirmation of
-// that address is confirmed. push.CodeConflict when the account already has
-// an identity at that provider or the identity another account;
-// push.CodeNotFound when the account is gone.
-func (s *Store) LinkIdentity(ctx context.Context, userID int64, id Identity, now time.Time) error {
+// that address is confirmed. With endCredentials, the account's web
+// sessions end and its API token is revoked in the same transaction.
+// push.CodeConflict when the account already has an identity at that
+// provider or the identity another account; push.CodeNotFound when the
+// account is gone.
+func (s *Store) LinkIdentity(ctx context.Context, userID int64, id Identity, now time.Time, endCredentials bool) error {
 	_, err := write(ctx, s, func(tx *Tx) (none, error) {
-		return none{}, linkIdentity(ctx, tx, userID, id, now)
+		if err := linkIdentity(ctx, tx, userID, id, now); err != nil || !endCredentials {
+			return none{}, err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE users SET auth_epoch = $1, updated_at = $2 WHERE id = $3`,
+			newEpoch(), ms(now), userID); err != nil {
+			return none{}, fmt.Errorf("end credentials: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM api_tokens WHERE user_id = $1`, userID); err != nil {
+			return none{}, fmt.Errorf("end credentials: %w", err)
+		}
+		return none{}, deleteSessionsOf(ctx, tx, userID)
 	})
 	return err
 }

@@ -42,6 +42,7 @@ var serviceMessages = map[string]string{
 	service.MsgSSODomain:         "account.msg.sso_domain",
 	service.MsgSSONoAccount:      "account.msg.sso_no_account",
 	service.MsgSSOLinkedOther:    "account.msg.sso_linked_other",
+	service.MsgSSOSignInFirst:    "account.msg.sso_sign_in_first",
 	service.MsgPasswordOff:       "account.msg.password_off",
 	service.MsgSignIn:            "account.msg.sign_in",
 	service.MsgNotDeletable:      "message.not_deletable",

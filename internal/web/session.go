@@ -124,6 +124,7 @@ func (s *Server) signIn(r *http.Request, u *push.User) error {
 	s.sessions.Remove(ctx, keySSO)
 	s.sessions.Put(ctx, keyUserID, u.ID)
 	s.sessions.Put(ctx, keyEpoch, u.AuthEpoch)
+	s.linkWaiting(r, u)
 	return nil
 }
 

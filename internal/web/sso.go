@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
@@ -22,6 +23,13 @@ const (
 	keySSOVerifier = "sso_verifier"
 	keySSOStarted  = "sso_started" // Unix milliseconds of the service's clock
 	keySSO         = "sso"         // signed in through the provider (D51)
+
+	// An identity whose link waits for the account's password
+	// (service.SSOSignInFirst), and when it was refused.
+	keySSOLinkIssuer  = "sso_link_issuer"
+	keySSOLinkSubject = "sso_link_subject"
+	keySSOLinkEmail   = "sso_link_email"
+	keySSOLinkStarted = "sso_link_started"
 )
 
 // ssoView is what sign_in.html shows of single sign-on.
@@ -120,6 +128,16 @@ func (s *Server) ssoCallback(w http.ResponseWriter, r *http.Request) error {
 		return s.ssoRefused(w, r, &push.Error{Code: push.CodeUnauthenticated, Message: service.MsgSSOFailed})
 	}
 	u, err := s.svc.FinishSSO(r.Context(), a, q.Get("state"), q.Get("code"))
+	var first *service.SSOSignInFirst
+	if errors.As(err, &first) {
+		// Kept in this browser's session only: the password sign-in that
+		// follows here makes the link (linkWaiting).
+		ctx := r.Context()
+		s.sessions.Put(ctx, keySSOLinkIssuer, first.Link.Issuer)
+		s.sessions.Put(ctx, keySSOLinkSubject, first.Link.Subject)
+		s.sessions.Put(ctx, keySSOLinkEmail, first.Link.Email)
+		s.sessions.Put(ctx, keySSOLinkStarted, first.Started.UnixMilli())
+	}
 	if err != nil {
 		return s.ssoRefused(w, r, err)
 	}
@@ -129,6 +147,22 @@ func (s *Server) ssoCallback(w http.ResponseWriter, r *http.Request) error {
 	s.sessions.Put(r.Context(), keySSO, true)
 	redirect(w, r, "/dashboard")
 	return nil
+}
+
+// linkWaiting makes the link an SSOSignInFirst refusal left in this
+// session, now that u has signed in here; the wait ends either way.
+func (s *Server) linkWaiting(r *http.Request, u *push.User) {
+	ctx := r.Context()
+	link := service.Identity{
+		Issuer:  s.sessions.PopString(ctx, keySSOLinkIssuer),
+		Subject: s.sessions.PopString(ctx, keySSOLinkSubject),
+		Email:   s.sessions.PopString(ctx, keySSOLinkEmail),
+	}
+	ms := s.sessions.GetInt64(ctx, keySSOLinkStarted)
+	s.sessions.Remove(ctx, keySSOLinkStarted)
+	if link.Subject != "" {
+		s.svc.LinkAfterSignIn(ctx, u, link, time.UnixMilli(ms).UTC())
+	}
 }
 
 // ssoRefused shows the sign-in page with the refusal's message.

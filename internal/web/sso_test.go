@@ -153,19 +153,72 @@ func TestSSOSignInCreatesAccount(t *testing.T) {
 	detail.has(t, "Signs in with", "SSO: alice@corp.example at "+ssoIssuerOf(h))
 }
 
-// TestSSOLinksPasswordAccount: without account creation, an existing
-// password account of the verified address is linked on the first SSO
-// sign-in (D50) and then signs in both ways.
+// TestSSOLinksPasswordAccount: without account creation, the first SSO
+// sign-in of an existing password account's verified address does not
+// sign in: it asks for the account's password, and the password sign-in
+// that follows in the same browser links the identity (D50). From then on
+// the account signs in both ways.
 func TestSSOLinksPasswordAccount(t *testing.T) {
 	h := startSSO(t, service.SSORules{})
 	h.signUp("alice@corp.example", "alice-password")
 	c := h.client()
-	h.signedInAs(c, c.callback(h.providerLogin(c, ssoAlice)), "alice@corp.example")
+	first := c.callback(h.providerLogin(c, ssoAlice))
+	first.expect(t, http.StatusForbidden)
+	first.has(t, "signs in with a password here")
+	c.get("/dashboard").expect(t, http.StatusSeeOther)
+	if m, _ := h.svc.SignInMethodsOf(context.Background(), h.user("alice@corp.example")); len(m.Identities) != 0 {
+		t.Fatalf("linked before the password: %+v", m)
+	}
+	c.post("/users/sign_in", url.Values{"email": {"alice@corp.example"}, "password": {"alice-password"}}).expect(t, http.StatusSeeOther)
 	m, err := h.svc.SignInMethodsOf(context.Background(), h.user("alice@corp.example"))
 	if err != nil || m.Methods != "password and SSO" || len(m.Identities) != 1 || m.Identities[0].Subject != "alice-sub" {
 		t.Fatalf("sign-in methods: %+v, %v", m, err)
 	}
+	c2 := h.client()
+	h.signedInAs(c2, c2.callback(h.providerLogin(c2, ssoAlice)), "alice@corp.example")
 	h.client().post("/users/sign_in", url.Values{"email": {"alice@corp.example"}, "password": {"alice-password"}}).expect(t, http.StatusSeeOther)
+}
+
+// TestSSOSquattedAddress is the attack D50 guards against: a stranger signs
+// up with someone else's address and a password of their choosing, before
+// its owner first signs in through the provider. The owner's sign-in does
+// not land in the stranger's account, the stranger's own sign-in links
+// nothing, and the owner's waiting link is made only by the account's
+// password in the owner's browser, within the attempt's time.
+func TestSSOSquattedAddress(t *testing.T) {
+	h := startSSO(t, service.SSORules{})
+	squatter := h.signUp("alice@corp.example", "squatter-password")
+	owner := h.client()
+	owner.callback(h.providerLogin(owner, ssoAlice)).expect(t, http.StatusForbidden)
+	owner.get("/dashboard").expect(t, http.StatusSeeOther)
+	// The squatter signs in again, in their own browser and in a new one:
+	// neither has the owner's waiting link.
+	squatter.post("/users/sign_in", url.Values{"email": {"alice@corp.example"}, "password": {"squatter-password"}}).expect(t, http.StatusSeeOther)
+	h.client().post("/users/sign_in", url.Values{"email": {"alice@corp.example"}, "password": {"squatter-password"}}).expect(t, http.StatusSeeOther)
+	unlinked := func(when string) {
+		t.Helper()
+		if m, _ := h.svc.SignInMethodsOf(context.Background(), h.user("alice@corp.example")); len(m.Identities) != 0 {
+			t.Fatalf("%s: the identity was linked: %+v", when, m)
+		}
+	}
+	unlinked("after the squatter's sign-ins")
+	// A password sign-in of another account in the owner's browser drops
+	// the waiting link rather than making it.
+	h.signUp("bob@corp.example", "bob-password")
+	owner.post("/users/sign_in", url.Values{"email": {"bob@corp.example"}, "password": {"bob-password"}}).expect(t, http.StatusSeeOther)
+	owner.post("/users/sign_out", nil)
+	owner.post("/users/sign_in", url.Values{"email": {"alice@corp.example"}, "password": {"squatter-password"}}).expect(t, http.StatusSeeOther)
+	unlinked("after another account's sign-in in the owner's browser")
+	// The wait lasts as long as an attempt.
+	late := h.client()
+	late.callback(h.providerLogin(late, ssoAlice)).expect(t, http.StatusForbidden)
+	h.clock.Advance(service.SSOAttemptTimeout + time.Second)
+	late.post("/users/sign_in", url.Values{"email": {"alice@corp.example"}, "password": {"squatter-password"}}).expect(t, http.StatusSeeOther)
+	unlinked("after a password sign-in past the attempt's time")
+	// Every SSO sign-in of the owner is refused until the password is given.
+	again := h.client()
+	again.callback(h.providerLogin(again, ssoAlice)).expect(t, http.StatusForbidden)
+	again.get("/dashboard").expect(t, http.StatusSeeOther)
 }
 
 // TestSSORefusals: each refusal ends on the sign-in page with its reason,
@@ -267,7 +320,11 @@ func TestSSORefusals(t *testing.T) {
 // offers only the provider, and the provider still signs in.
 func TestSSOPasswordOff(t *testing.T) {
 	h := startSSO(t, service.SSORules{CreateUsers: true})
-	h.signUp("old@corp.example", "old-password") // made while passwords were on
+	oldSession := h.signUp("alice@corp.example", "old-password") // made while passwords were on
+	token, err := h.svc.ReplaceToken(context.Background(), h.user("alice@corp.example"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	rules, _ := h.svc.SSO()
 	rules.PasswordOff = true
 	h.svc.EnableSSO(sso.New(sso.Config{Issuer: ssoIssuerOf(h), ClientID: oidctest.ClientID, ClientSecret: oidctest.ClientSecret,
@@ -281,11 +338,11 @@ func TestSSOPasswordOff(t *testing.T) {
 		method, path string
 		form         url.Values
 	}{
-		{http.MethodPost, "/users/sign_in", url.Values{"email": {"old@corp.example"}, "password": {"old-password"}}},
+		{http.MethodPost, "/users/sign_in", url.Values{"email": {"alice@corp.example"}, "password": {"old-password"}}},
 		{http.MethodGet, "/users/sign_up", nil},
 		{http.MethodPost, "/users/sign_up", url.Values{"email": {"new@corp.example"}, "password": {"new-password"}, "password_confirmation": {"new-password"}}},
 		{http.MethodGet, "/users/password/new", nil},
-		{http.MethodPost, "/users/password/new", url.Values{"email": {"old@corp.example"}}},
+		{http.MethodPost, "/users/password/new", url.Values{"email": {"alice@corp.example"}}},
 		{http.MethodGet, "/users/password/edit?reset_password_token=abc", nil},
 		{http.MethodPost, "/users/password/edit", url.Values{"reset_password_token": {"abc"}, "password": {"x-password"}, "password_confirmation": {"x-password"}}},
 		{http.MethodGet, "/users/sign_in/two_factor", nil},
@@ -302,11 +359,20 @@ func TestSSOPasswordOff(t *testing.T) {
 		}
 	}
 	c.get("/dashboard").expect(t, http.StatusSeeOther)
-	if _, err := h.svc.SignIn(context.Background(), "old@corp.example", "old-password", push.Meta{}); push.ErrorCode(err) != push.CodeForbidden {
+	if _, err := h.svc.SignIn(context.Background(), "alice@corp.example", "old-password", push.Meta{}); push.ErrorCode(err) != push.CodeForbidden {
 		t.Fatalf("the service signed in with a password: %v", err)
 	}
-	// The old account links by its verified address and signs in.
-	c.callback(h.providerLogin(c, ssoAlice)).expect(t, http.StatusOK)
+	// The old account links by its verified address and signs in. Its
+	// password no longer signs in, so nothing proves who chose it: the
+	// link ends the sessions and the API token made before it.
+	h.signedInAs(c, c.callback(h.providerLogin(c, ssoAlice)), "alice@corp.example")
+	if m, _ := h.svc.SignInMethodsOf(context.Background(), h.user("alice@corp.example")); len(m.Identities) != 1 {
+		t.Fatalf("the old account was not linked: %+v", m)
+	}
+	oldSession.get("/dashboard").expect(t, http.StatusSeeOther)
+	if _, err := h.svc.UserByToken(context.Background(), token); err == nil {
+		t.Fatal("the API token made before the link still works")
+	}
 }
 
 // TestSSODisabledUserSessionEnds: an admin disabling an account that
@@ -337,7 +403,13 @@ func TestSSODisabledUserSessionEnds(t *testing.T) {
 func TestSSOSkipsHushSecondFactor(t *testing.T) {
 	h := startSSO(t, service.SSORules{})
 	signedUp := h.signUp("alice@corp.example", "alice-password")
-	h.enrol(signedUp, "alice-password")
+	secret, _ := h.enrol(signedUp, "alice-password")
+	// The first SSO sign-in waits for the password, and its code.
+	first := h.client()
+	first.callback(h.providerLogin(first, ssoAlice)).expect(t, http.StatusForbidden)
+	first.post("/users/sign_in", url.Values{"email": {"alice@corp.example"}, "password": {"alice-password"}}).expect(t, http.StatusSeeOther)
+	h.clock.Advance(30 * time.Second)
+	first.post("/users/sign_in/two_factor", url.Values{"code": {h.totpCode(secret)}}).expect(t, http.StatusSeeOther)
 	c := h.client()
 	h.signedInAs(c, c.callback(h.providerLogin(c, ssoAlice)), "alice@corp.example")
 	// The password still asks for the code.
