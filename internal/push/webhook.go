@@ -173,16 +173,28 @@ type HookAttempt struct {
 
 // refusedPrefixes are the ranges a webhook may not reach besides those the
 // netip predicates name: "this network", shared address space (CGNAT),
-// IETF protocol assignments, benchmarking, reserved, broadcast, NAT64
-// (which reaches IPv4 through a gateway) and IPv6 site-local.
+// IETF protocol assignments, documentation, benchmarking, reserved and
+// broadcast in IPv4; in IPv6 the ranges that carry an IPv4 address inside
+// (IPv4-compatible, NAT64, 6to4, and Teredo among the IETF protocol
+// assignments), which a gateway or relay may take to any IPv4 address,
+// the discard prefix, documentation and site-local.
 var refusedPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),
 	netip.MustParsePrefix("100.64.0.0/10"),
 	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("192.0.2.0/24"),
 	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("198.51.100.0/24"),
+	netip.MustParsePrefix("203.0.113.0/24"),
 	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("::/96"),
 	netip.MustParsePrefix("64:ff9b::/96"),
 	netip.MustParsePrefix("64:ff9b:1::/48"),
+	netip.MustParsePrefix("100::/64"),
+	netip.MustParsePrefix("2001::/23"),
+	netip.MustParsePrefix("2001:db8::/32"),
+	netip.MustParsePrefix("2002::/16"),
+	netip.MustParsePrefix("3fff::/20"),
 	netip.MustParsePrefix("fec0::/10"),
 }
 

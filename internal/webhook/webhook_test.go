@@ -69,6 +69,12 @@ func TestHookAddrRefused(t *testing.T) {
 		"10.1.2.3": true, "172.31.255.255": true, "192.168.1.1": true, "0.0.0.0": true, "::": true, "224.0.0.1": true,
 		"ff02::1": true, "fe80::1": true, "fc00::1": true, "100.64.0.1": true, "255.255.255.255": true,
 		"64:ff9b::a00:1": true, "::ffff:10.0.0.1": true,
+		"192.0.2.1": true, "198.51.100.7": true, "203.0.113.9": true,
+		// IPv6 that carries IPv4 inside (IPv4-compatible, 6to4, Teredo),
+		// the discard prefix and the documentation ranges.
+		"::7f00:1": true, "::a00:1": true, "2002:7f00:1::": true, "2001:0:4136:e378:8000:63bf:3fff:fdd2": true,
+		"100::1": true, "2001:db8::1": true, "3fff::1": true,
+		"2001:4860:4860::8888": false, "2a00:1450:4001:80b::200e": false,
 		"93.184.215.14": false, "2606:2800:21f:cb07:6820:80da:af6b:8b2c": false, "8.8.8.8": false, "172.32.0.1": false,
 	} {
 		if got := push.HookAddrRefused(netip.MustParseAddr(a)); got != want {
