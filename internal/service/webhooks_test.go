@@ -484,6 +484,11 @@ func TestWebhookPrivateAddressesRefused(t *testing.T) {
 	if len(d.Attempts) != 1 || !strings.Contains(d.Attempts[0].Error, "private, loopback") {
 		t.Fatalf("attempts: %+v", d.Attempts)
 	}
+	// Not what localhost resolved to: the owner learns nothing of the
+	// network inside.
+	if e := d.Attempts[0].Error; strings.Contains(e, "127.0.0.1") || strings.Contains(e, "::1") {
+		t.Errorf("the delivery log tells the resolved address: %q", e)
+	}
 	if len(r.Deliveries())+r.Forged() != 0 {
 		t.Error("the loopback receiver was reached")
 	}

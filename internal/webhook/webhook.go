@@ -108,22 +108,39 @@ func (p *Poster) Post(ctx context.Context, rawURL string, header map[string]stri
 	return resp.StatusCode, nil
 }
 
-// describe shortens a client error for the delivery log: the refusal of
-// an address, a timeout, or the network's error, without the URL.
+// describe shortens a client error for the delivery log, which the
+// endpoint's owner reads: the refusal of an address, a name that does not
+// resolve, a timeout, a connection that failed, or a TLS or protocol
+// error, without the URL, the address a name resolved to or the resolver
+// Hush asked (what the network inside looks like is not the owner's to
+// see).
 func describe(err error) error {
 	if errors.Is(err, ErrRefusedAddress) {
-		var op *net.OpError
-		if errors.As(err, &op) && op.Err != nil {
-			return op.Err
-		}
 		return ErrRefusedAddress
 	}
 	if ue, ok := err.(interface{ Timeout() bool }); ok && ue.Timeout() {
 		return fmt.Errorf("webhook: no answer within the time limit: %w", context.DeadlineExceeded)
 	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		why := "the name could not be resolved"
+		if dns.IsNotFound {
+			why = "no such host"
+		}
+		return fmt.Errorf("webhook: the endpoint's name did not resolve: %s", why)
+	}
 	var op *net.OpError
 	if errors.As(err, &op) {
-		return fmt.Errorf("webhook: %w", op)
+		// The operation's error without its addresses: an errno ("connect:
+		// connection refused"), or a TLS alert the endpoint sent.
+		var errno syscall.Errno
+		switch {
+		case errors.As(op.Err, &errno):
+			return fmt.Errorf("webhook: the connection failed (%s): %w", op.Op, errno)
+		case op.Op == "remote error" && op.Err != nil:
+			return fmt.Errorf("webhook: the endpoint refused the connection: %w", op.Err)
+		}
+		return fmt.Errorf("webhook: the connection failed (%s)", op.Op)
 	}
 	var uerr interface{ Unwrap() error }
 	if errors.As(err, &uerr) && uerr.Unwrap() != nil {

@@ -3,12 +3,16 @@ package webhook
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
+	"os"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -145,5 +149,36 @@ func TestPostsHeadersAndBody(t *testing.T) {
 	if err != nil || status != http.StatusAccepted || got.Method != http.MethodPost || got.Header.Get("Webhook-Id") != "msg_1" ||
 		body != `{"a":1}` || got.URL.Path != "/x" {
 		t.Errorf("%d %v %+v %q", status, err, got, body)
+	}
+}
+
+// The delivery log, which the endpoint's owner reads, says why a delivery
+// failed without the address a name resolved to, the resolver Hush asked
+// or the URL.
+func TestDescribeKeepsTheNetworkInside(t *testing.T) {
+	dial := func(err error) error {
+		return &url.Error{Op: "Post", URL: "https://hooks.example.com/secret-path",
+			Err: &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(10, 9, 8, 7), Port: 443}, Err: err}}
+	}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{dial(&net.DNSError{Err: "no such host", Name: "hooks.example.com", Server: "10.255.255.53:53", IsNotFound: true}), "no such host"},
+		{dial(&net.DNSError{Err: "server misbehaving", Name: "hooks.example.com", Server: "10.255.255.53:53"}), "did not resolve"},
+		{dial(fmt.Errorf("%w: %s", ErrRefusedAddress, "10.9.8.7")), "private, loopback"},
+		{dial(os.NewSyscallError("connect", syscall.ECONNREFUSED)), "connection refused"},
+		{&url.Error{Op: "Post", URL: "https://hooks.example.com/secret-path", Err: &net.OpError{Op: "read", Net: "tcp",
+			Addr: &net.TCPAddr{IP: net.IPv4(10, 9, 8, 7), Port: 443}, Err: os.NewSyscallError("read", syscall.ECONNRESET)}}, "connection reset"},
+	} {
+		got := describe(c.err).Error()
+		if !strings.Contains(got, c.want) {
+			t.Errorf("describe(%v) = %q, want it to say %q", c.err, got, c.want)
+		}
+		for _, inside := range []string{"10.9.8.7", "10.255.255.53", ":53", "secret-path", "lookup"} {
+			if strings.Contains(got, inside) {
+				t.Errorf("describe(%v) = %q tells %q", c.err, got, inside)
+			}
+		}
 	}
 }
