@@ -171,6 +171,12 @@ type HookAttempt struct {
 	CreatedAt  time.Time
 }
 
+// HookOffLinked is the reason an endpoint was turned off when its account
+// was first linked to its single sign-on identity with its earlier
+// credentials ended (docs/decisions.md, D50): whoever made the endpoint may
+// not have been the address's owner.
+const HookOffLinked = "turned off when the account was linked to its provider"
+
 // refusedPrefixes are the ranges a webhook may not reach besides those the
 // netip predicates name: "this network", shared address space (CGNAT),
 // IETF protocol assignments, documentation, benchmarking, reserved and

@@ -26,7 +26,8 @@ func (s *Store) UserByIdentity(ctx context.Context, issuer, subject string) (*pu
 // LinkIdentity links the identity to the account userID, which the
 // provider vouched holds its address: an account awaiting confirmation of
 // that address is confirmed. With endCredentials, the account's web
-// sessions end and its API token is revoked in the same transaction.
+// sessions end, its API token is revoked and its webhook endpoints are
+// turned off (push.HookOffLinked), in the same transaction.
 // push.CodeConflict when the account already has an identity at that
 // provider or the identity another account; push.CodeNotFound when the
 // account is gone.
@@ -40,6 +41,10 @@ func (s *Store) LinkIdentity(ctx context.Context, userID int64, id Identity, now
 			return none{}, fmt.Errorf("end credentials: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM api_tokens WHERE user_id = $1`, userID); err != nil {
+			return none{}, fmt.Errorf("end credentials: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET enabled = 0, disabled_reason = $1, updated_at = $2
+			WHERE user_id = $3 AND enabled = 1`, push.HookOffLinked, ms(now), userID); err != nil {
 			return none{}, fmt.Errorf("end credentials: %w", err)
 		}
 		return none{}, deleteSessionsOf(ctx, tx, userID)

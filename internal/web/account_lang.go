@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"hush/internal/i18n"
+	"hush/internal/push"
 	"hush/internal/service"
 )
 
@@ -143,6 +144,9 @@ var hookDisabled = regexp.MustCompile(`^every delivery failed for a day \(since 
 func hookReason(loc *i18n.Localizer, reason string) string {
 	if m := hookDisabled.FindStringSubmatch(reason); m != nil {
 		return loc.T("webhooks.reason_failing", map[string]any{"Since": m[1]})
+	}
+	if reason == push.HookOffLinked {
+		return loc.T("webhooks.reason_linked", nil)
 	}
 	return reason
 }
