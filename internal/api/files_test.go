@@ -285,6 +285,27 @@ func TestFileLinksAndExpiry(t *testing.T) {
 	if res, _ := h.env.Service.Sweep(t.Context(), 0); res.FilesPurged != 1 || len(h.blobs()) != 0 {
 		t.Errorf("after delete and sweep: %+v %v", res, h.blobs())
 	}
+
+	// So does a delete after the last view, whose links had their five
+	// minutes ahead: by the owner and by a viewer of a deletable push, API
+	// v2 and v1 (the web's delete is the same service call).
+	for _, del := range []struct {
+		name   string
+		delete func(tok string) int
+	}{
+		{"owner, v2", func(tok string) int { return h.do("DELETE", "/api/v2/pushes/"+tok, nil, bearer(owner)...).status }},
+		{"viewer, v2", func(tok string) int { return h.do("DELETE", "/api/v2/pushes/"+tok, nil).status }},
+		{"viewer, v1", func(tok string) int { return h.do("DELETE", "/p/"+tok+".json", nil).status }},
+	} {
+		tok := h.upload(map[string]string{"push[expire_after_views]": "1", "push[deletable_by_viewer]": "true"},
+			[]upload{{"c.txt", "", data}}, bearer(owner)...).obj(t)["url_token"].(string)
+		link := h.do("GET", "/api/v2/pushes/"+tok, nil).obj(t)["files"].([]any)[0].(map[string]any)["url"].(string)
+		wantStatus(t, del.name+": link before the delete", h.get(link), 200)
+		if st := del.delete(tok); st != 200 {
+			t.Errorf("%s: delete answered %d", del.name, st)
+		}
+		wantStatus(t, del.name+": link after the delete", h.get(link), 404)
+	}
 }
 
 const push5min = 5 * time.Minute

@@ -21,14 +21,16 @@ func (s *Service) Expire(ctx context.Context, token string, u *push.User, m push
 	if err != nil {
 		return nil, err
 	}
-	if p.Expired {
-		return p, nil
-	}
-	if _, err := s.store.ExpireByHand(ctx, p.ID, s.event(push.EventExpire, u, m, s.Now())); err != nil {
+	// An expired push is deleted too: the download links its last view
+	// handed out stop (D14).
+	changed, err := s.store.ExpireByHand(ctx, p.ID, s.event(push.EventExpire, u, m, s.Now()))
+	if err != nil {
 		return nil, err
 	}
-	s.observe(EventExpired)
-	s.receiptsQueued(p, push.ReceiptExpire)
+	if changed {
+		s.observe(EventExpired)
+		s.receiptsQueued(p, push.ReceiptExpire)
+	}
 	return s.reload(ctx, p)
 }
 

@@ -496,7 +496,9 @@ func (s *Store) LogEvent(ctx context.Context, id int64, ev push.Event) error {
 }
 
 // ExpireByHand expires an active push on request (DELETE) and logs `expire`.
-// It reports whether the push changed; an already expired push is left as is.
+// It reports whether the push changed; an already expired push is left as
+// is, except that the download links its last view handed out stop now
+// rather than at the end of their minutes (D14).
 func (s *Store) ExpireByHand(ctx context.Context, id int64, ev push.Event) (bool, error) {
 	return write(ctx, s, func(tx *Tx) (bool, error) {
 		res, err := tx.ExecContext(ctx, `UPDATE pushes SET `+expireSet("$2")+`, deleted = 1
@@ -505,6 +507,10 @@ func (s *Store) ExpireByHand(ctx context.Context, id int64, ev push.Event) (bool
 			return false, fmt.Errorf("expire push: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE push_files SET purge_at = $2 WHERE push_id = $1 AND purge_at > $2`,
+				id, ms(ev.CreatedAt)); err != nil {
+				return false, fmt.Errorf("stop download links: %w", err)
+			}
 			return false, nil
 		}
 		if err := wipeFiles(ctx, tx, id, ev.CreatedAt); err != nil {
