@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"hush/internal/httpx"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -19,6 +20,7 @@ type errorBody struct {
 const (
 	msgBadToken       = "Invalid API token."
 	msgBadPage        = "Invalid page parameter"
+	msgClientClosed   = "The connection closed before the answer was ready."
 	msgMissingPush    = "param is missing or the value is empty or invalid: push"
 	msgNeedPassphrase = "This push requires a passphrase. Please provide it using the 'passphrase' parameter (e.g. ?passphrase=mysecret)"
 )
@@ -73,6 +75,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// A storage fault is answered 503 or 507 and logged by the service,
 		// once per episode; anything else is a bug.
 		if e = s.svc.Fault(r.Context(), err); e == nil {
+			if httpx.ClientGone(r) {
+				writeJSON(w, httpx.StatusClientClosed, errorBody{msgClientClosed})
+				return
+			}
 			s.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "route", r.Pattern, "err", err)
 			writeJSON(w, http.StatusInternalServerError, errorBody{"internal error"})
 			return

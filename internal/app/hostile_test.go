@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"hush/internal/client"
 	"hush/internal/testdb"
 )
 
@@ -262,5 +263,65 @@ func TestSlowClientsAreCut(t *testing.T) {
 	}
 	if after := rowCounts(t, env); after != before {
 		t.Errorf("slow clients changed rows: %s → %s", before, after)
+	}
+}
+
+// TestHalfClosedClients: a client that closes its sending half after its
+// request (or in the middle of an upload) has its request's work ended, as
+// one that has gone. That is no fault of the server's: the answer it may
+// still read is 499, not 500, nothing is logged as an error, no view is
+// spent and nothing is stored (docs/decisions.md, D33). The same holds on
+// every route: API v2, v1, the web page and a multipart create.
+func TestHalfClosedClients(t *testing.T) {
+	srv := startServe(t, map[string]string{"HUSH_DATA_DIR": t.TempDir()})
+	c := &client.Client{Base: srv.url}
+	p, err := c.Create(t.Context(), map[string]any{"payload": "half-closed", "expire_after_views": 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimPrefix(srv.url, "http://")
+	var mp bytes.Buffer
+	mw := multipart.NewWriter(&mp)
+	mw.WriteField("push[payload]", "never stored")
+	mw.Close()
+	served := 0 // retrieves answered in full: the server finished before it saw the close
+	for name, req := range map[string]string{
+		"v2 retrieve": "GET /api/v2/pushes/" + p.URLToken + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		"v1 retrieve": "GET /p/" + p.URLToken + ".json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		"web page":    "GET /p/" + p.URLToken + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		"v2 create": "POST /api/v2/pushes HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n" +
+			"Content-Length: 34\r\n\r\n{\"push\":{\"payload\":\"never kept\"}}",
+		"multipart create": "POST /api/v2/pushes HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: " + mw.FormDataContentType() +
+			fmt.Sprintf("\r\nContent-Length: %d\r\n\r\n", mp.Len()) + mp.String(),
+	} {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(conn, req)
+		conn.(*net.TCPConn).CloseWrite()
+		res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			conn.Close()
+			t.Errorf("%s: no answer: %v", name, err)
+			continue
+		}
+		body, _ := io.ReadAll(res.Body)
+		conn.Close()
+		switch {
+		case res.StatusCode >= 500:
+			t.Errorf("%s: %d %s, want 499 (or the ordinary answer, when the server was faster than the close)", name, res.StatusCode, body)
+		case strings.HasSuffix(name, "retrieve") && res.StatusCode == http.StatusOK && strings.Contains(string(body), "half-closed"):
+			served++
+		}
+	}
+	q, err := c.Retrieve(t.Context(), p.URLToken, "")
+	if err != nil || q.ViewsRemaining != 3-served-1 {
+		t.Errorf("after the half-closed requests (%d served in full): %+v %v, want %d views left", served, q, err, 3-served-1)
+	}
+	srv.stop(t)
+	if log := srv.log.String(); strings.Contains(log, "level=ERROR") {
+		t.Errorf("a half-closed client was logged as an error:\n%s", log)
 	}
 }

@@ -25,3 +25,13 @@ func SecretURL(origin, token string, retrievalStep bool) string {
 func FileURL(origin, downloadToken, name string) string {
 	return origin + "/api/v2/files/" + downloadToken + "/" + url.PathEscape(name)
 }
+
+// StatusClientClosed answers a request whose client closed its connection
+// (or its sending half) before the answer was ready, so that its context
+// ended the work: the status nginx logs for the same case. It is no error
+// of the server's, so it is neither a 5xx nor a log line
+// (docs/decisions.md, D33).
+const StatusClientClosed = 499
+
+// ClientGone reports whether r's client has gone: its context ended.
+func ClientGone(r *http.Request) bool { return r.Context().Err() != nil }

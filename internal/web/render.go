@@ -203,6 +203,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var e *push.Error
 	if !errors.As(err, &e) {
 		if e = s.svc.Fault(r.Context(), err); e == nil {
+			if httpx.ClientGone(r) {
+				w.WriteHeader(httpx.StatusClientClosed) // nobody to show a page to
+				return
+			}
 			s.log.Error("web request failed", "path", httpx.RedactPath(r.URL.Path), "err", err)
 			s.renderError(w, r, http.StatusInternalServerError, "message.error.title", "message.error.text")
 			return
