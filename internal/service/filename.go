@@ -2,11 +2,12 @@ package service
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
 // SafeFileName keeps the last path element of a client's file name, without
-// control characters, so no client can be led to write outside a folder,
+// control characters (C0 and C1) or line separators, so no client can be led to write outside a folder,
 // and without bidirectional controls, so that a name cannot show another
 // extension than it has ("invoice\u202Efdp.exe" reads "invoiceexe.pdf").
 func SafeFileName(name string) string {
@@ -14,7 +15,9 @@ func SafeFileName(name string) string {
 		name = name[i+1:]
 	}
 	name = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == utf8.RuneError || isBidiControl(r) {
+		// C0, DEL and C1 (a terminal reads U+009B as CSI), the line and
+		// paragraph separators, and the bidirectional controls.
+		if unicode.IsControl(r) || r == utf8.RuneError || r == 0x2028 || r == 0x2029 || isBidiControl(r) {
 			return -1
 		}
 		return r
