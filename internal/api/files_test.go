@@ -205,6 +205,10 @@ func TestFileUploadRefusals(t *testing.T) {
 		{"eleven files", eleven, bearer(owner), 422, `{"files":["You can only attach up to 10 files per push."]}`},
 		{"file over the limit", []upload{{"big", "", make([]byte, 1001)}}, bearer(owner), 413, ""},
 		{"push over the limit", []upload{{"a", "", make([]byte, 800)}, {"b", "", make([]byte, 800)}}, bearer(owner), 413, ""},
+		{"a name too long", []upload{{strings.Repeat("n", 256), "", []byte("x")}}, bearer(owner), 422,
+			`{"files":["Each file needs a name of at most 255 characters."]}`},
+		{"a content type too long", []upload{{"a.txt", "text/" + strings.Repeat("t", 251), []byte("x")}}, bearer(owner), 422,
+			`{"files":["Each file's content type must be valid UTF-8 of at most 255 bytes."]}`},
 	}
 	for _, c := range cases {
 		r := h.upload(map[string]string{"push[payload]": "x"}, c.files, c.hdr...)

@@ -93,9 +93,13 @@ func (s *Service) storeFile(ctx context.Context, name, contentType string, r io.
 	if s.files == nil {
 		return nil, &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{"files": {"File pushes are disabled."}}}
 	}
-	if name == "" || utf8.RuneCountInString(name) > maxFileName || !utf8.ValidString(name) || !utf8.ValidString(contentType) || len(contentType) > 255 {
+	if name == "" || utf8.RuneCountInString(name) > maxFileName || !utf8.ValidString(name) {
 		return nil, &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{
 			"files": {"Each file needs a name of at most 255 characters."}}}
+	}
+	if !utf8.ValidString(contentType) || len(contentType) > 255 {
+		return nil, &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{
+			"files": {"Each file's content type must be valid UTF-8 of at most 255 bytes."}}}
 	}
 	if contentType == "" {
 		contentType = "application/octet-stream"
