@@ -84,7 +84,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("/api/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return fallback(mux.ServeMux, w, r)
 	}))
-	return stripJSONSuffix(mux)
+	return stripJSONSuffix(mux.ServeMux, mux)
 }
 
 // handle adapts a handler that returns an error to http.Handler.
@@ -102,15 +102,11 @@ func methodNotAllowed(w http.ResponseWriter) {
 }
 
 // stripJSONSuffix lets every v2 path take an optional ".json" suffix, and
-// refuses HEAD on push paths so that it can never count a view. A last
-// segment that is "." or ".." without its suffix names nothing: 404.
-func stripJSONSuffix(next http.Handler) http.Handler {
+// refuses HEAD on push and file paths so that it can never count a view,
+// with the methods mux has for the path in Allow. A last segment that is
+// "." or ".." without its suffix names nothing: 404.
+func stripJSONSuffix(mux *http.ServeMux, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/api/v2/pushes") || strings.HasPrefix(r.URL.Path, "/api/v2/files") {
-			if httpx.RefuseHEAD(w, r, "GET, DELETE", methodNotAllowed) {
-				return
-			}
-		}
 		if strings.HasPrefix(r.URL.Path, "/api/v2/") && strings.HasSuffix(r.URL.Path, ".json") {
 			u := *r.URL
 			u.Path = strings.TrimSuffix(u.Path, ".json")
@@ -125,13 +121,19 @@ func stripJSONSuffix(next http.Handler) http.Handler {
 			r2.URL = &u
 			r = &r2
 		}
+		if strings.HasPrefix(r.URL.Path, "/api/v2/pushes") || strings.HasPrefix(r.URL.Path, "/api/v2/files") {
+			// A path no method has goes on to the mux's 404.
+			if allowed := allowedMethods(mux, r); allowed != "" && httpx.RefuseHEAD(w, r, allowed, methodNotAllowed) {
+				return
+			}
+		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// fallback answers an unmatched /api/ request: 405 with Allow when the path
-// exists under another method, else 404.
-func fallback(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) error {
+// allowedMethods lists the methods mux serves r's path with, for Allow;
+// "" when it serves none.
+func allowedMethods(mux *http.ServeMux, r *http.Request) string {
 	var allowed []string
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete} {
 		probe := r.Clone(r.Context())
@@ -140,8 +142,14 @@ func fallback(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) error 
 			allowed = append(allowed, m)
 		}
 	}
-	if len(allowed) > 0 {
-		w.Header().Set("Allow", strings.Join(allowed, ", "))
+	return strings.Join(allowed, ", ")
+}
+
+// fallback answers an unmatched /api/ request: 405 with Allow when the path
+// exists under another method, else 404.
+func fallback(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) error {
+	if allowed := allowedMethods(mux, r); allowed != "" {
+		w.Header().Set("Allow", allowed)
 		methodNotAllowed(w)
 		return nil
 	}
