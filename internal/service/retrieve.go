@@ -252,7 +252,9 @@ func (s *Service) unlock(ctx context.Context, p *push.Push, req RetrieveRequest,
 // push was used up meanwhile.
 func (s *Service) claim(ctx context.Context, p *push.Push, req RetrieveRequest, now time.Time) (bool, error) {
 	if p.OwnedBy(UserID(req.User)) {
-		return true, s.store.LogEvent(ctx, p.ID, s.event(push.EventOwnerView, req.User, req.Meta, now))
+		// The owner's view counts nothing, but a push deleted or used up
+		// since it was read is not served to its owner either.
+		return s.store.LogOwnerView(ctx, p.ID, s.event(push.EventOwnerView, req.User, req.Meta, now))
 	}
 	seen := -1
 	if req.Stamp != nil {

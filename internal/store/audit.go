@@ -51,6 +51,24 @@ func logCapped(ctx context.Context, tx *Tx, pushID int64, ev push.Event) error {
 	return insertEvent(ctx, tx, pushID, ev)
 }
 
+// LogOwnerView records the owner's own view of push id (ev, which counts
+// no view) unless the push expired meanwhile: false then, and nothing is
+// written. The first statement takes the row's lock (PostgreSQL re-reads
+// the row when a concurrent expiry releases it; SQLite has one writer), so
+// an expiry cannot come between the check and the entry.
+func (s *Store) LogOwnerView(ctx context.Context, id int64, ev push.Event) (bool, error) {
+	return write(ctx, s, func(tx *Tx) (bool, error) {
+		n, err := rowsAffected(tx.ExecContext(ctx, `UPDATE pushes SET updated_at = updated_at WHERE id = $1 AND expired = 0`, id))
+		if err != nil {
+			return false, fmt.Errorf("check push: %w", err)
+		}
+		if n == 0 {
+			return false, nil
+		}
+		return true, logCapped(ctx, tx, id, ev)
+	})
+}
+
 // AuditLog returns a push's audit entries, oldest first.
 func (s *Store) AuditLog(ctx context.Context, pushID int64, limit, offset int) ([]push.Event, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT kind, ip, user_agent, referrer, user_id, created_at

@@ -855,3 +855,40 @@ func TestClaimByKeyReturnsTheStoredRow(t *testing.T) {
 		t.Errorf("a third claim of two views: %v, %v", p, err)
 	}
 }
+
+// TestLogOwnerView: the owner's own view is logged while the push is
+// active; once it expired (deleted here), nothing is written and the
+// caller is told, so that the owner is not served a deleted push.
+func TestLogOwnerView(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s := newTestStore(t)
+	p := createPush(t, s, "owned", nil)
+	kinds := func() []push.EventKind {
+		log, err := s.AuditLog(ctx, p.ID, 100, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []push.EventKind
+		for _, e := range log {
+			out = append(out, e.Kind)
+		}
+		return out
+	}
+	if ok, err := s.LogOwnerView(ctx, p.ID, ev(push.EventOwnerView, t0)); !ok || err != nil {
+		t.Fatalf("active push: %v %v", ok, err)
+	}
+	if _, err := s.ExpireByHand(ctx, p.ID, ev(push.EventExpire, t0)); err != nil {
+		t.Fatal(err)
+	}
+	before := kinds()
+	if ok, err := s.LogOwnerView(ctx, p.ID, ev(push.EventOwnerView, t0)); ok || err != nil {
+		t.Fatalf("deleted push: %v %v, want false", ok, err)
+	}
+	if after := kinds(); len(after) != len(before) || after[len(after)-1] != push.EventExpire {
+		t.Errorf("log after the owner's view of a deleted push: %v (before %v)", after, before)
+	}
+	if ok, err := s.LogOwnerView(ctx, p.ID+1000, ev(push.EventOwnerView, t0)); ok || err != nil {
+		t.Errorf("a push that is not there: %v %v", ok, err)
+	}
+}
