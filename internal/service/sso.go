@@ -233,8 +233,9 @@ func (s *Service) linkOrCreate(ctx context.Context, rules SSORules, id Identity,
 				Started: s.Now()}
 		}
 		// No password to prove, or none that signs in any more: the
-		// provider's word makes the link, and whatever was signed in
-		// before it (sessions, the API token) ends.
+		// provider's word makes the link, and what was set up with that
+		// password before it (sessions, the API token, webhook
+		// endpoints) ends or is turned off.
 		return s.link(ctx, u, link, u.PasswordHash != "")
 	case push.ErrorCode(err) != push.CodeNotFound:
 		return nil, err
@@ -256,8 +257,9 @@ func (s *Service) linkOrCreate(ctx context.Context, rules SSORules, id Identity,
 	return u, nil
 }
 
-// link links the identity to u; endCredentials also ends u's sessions and
-// revokes its API token in the same transaction.
+// link links the identity to u; endCredentials also ends u's sessions,
+// revokes its API token and turns its webhook endpoints off, in the same
+// transaction (store.LinkIdentity).
 func (s *Service) link(ctx context.Context, u *push.User, link store.Identity, endCredentials bool) (*push.User, error) {
 	err := s.store.LinkIdentity(ctx, u.ID, link, s.Now(), endCredentials)
 	if push.ErrorCode(err) == push.CodeConflict {
