@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -291,6 +292,35 @@ func TestCreateFilesAndKinds(t *testing.T) {
 }
 
 func (r resp) String() string { return string(r.body) }
+
+// TestOnlyHEADAsksTheRouter: finding a refused HEAD's Allow probes the
+// router once per method with a copy of the request; a GET, DELETE or POST
+// on the same paths (every retrieve and create) must not pay for that.
+func TestOnlyHEADAsksTheRouter(t *testing.T) {
+	mux := http.NewServeMux()
+	served := 0
+	for _, pattern := range []string{"GET /api/v2/pushes/{token}", "DELETE /api/v2/pushes/{token}", "POST /api/v2/pushes"} {
+		mux.Handle(pattern, http.HandlerFunc(func(http.ResponseWriter, *http.Request) { served++ }))
+	}
+	h := stripJSONSuffix(mux, mux)
+	w := httptest.NewRecorder()
+	for _, c := range []struct{ method, path string }{{"GET", "/api/v2/pushes/abc"}, {"DELETE", "/api/v2/pushes/abc.json"}, {"POST", "/api/v2/pushes"}} {
+		r := httptest.NewRequest(c.method, c.path, nil)
+		// The .json suffix's copies of the URL and the request, and the
+		// router's own, are a few; the probes were over a hundred.
+		if n := testing.AllocsPerRun(100, func() { h.ServeHTTP(w, r) }); n > 5 {
+			t.Errorf("%s %s: %.0f allocations on the way to the handler", c.method, c.path, n)
+		}
+	}
+	if served == 0 {
+		t.Fatal("nothing reached the handlers")
+	}
+	head := httptest.NewRecorder()
+	h.ServeHTTP(head, httptest.NewRequest("HEAD", "/api/v2/pushes/abc", nil))
+	if head.Code != http.StatusMethodNotAllowed || head.Header().Get("Allow") != "GET, DELETE" {
+		t.Errorf("HEAD: %d, Allow %q", head.Code, head.Header().Get("Allow"))
+	}
+}
 
 func TestUnknownRoutesAndMethods(t *testing.T) {
 	h := newHarness(t, nil)

@@ -121,7 +121,7 @@ func stripJSONSuffix(mux *http.ServeMux, next http.Handler) http.Handler {
 			r2.URL = &u
 			r = &r2
 		}
-		if strings.HasPrefix(r.URL.Path, "/api/v2/pushes") || strings.HasPrefix(r.URL.Path, "/api/v2/files") {
+		if r.Method == http.MethodHead && (strings.HasPrefix(r.URL.Path, "/api/v2/pushes") || strings.HasPrefix(r.URL.Path, "/api/v2/files")) {
 			// A path no method has goes on to the mux's 404.
 			if allowed := allowedMethods(mux, r); allowed != "" && httpx.RefuseHEAD(w, r, allowed, methodNotAllowed) {
 				return
