@@ -36,10 +36,6 @@ func (s *Store) LinkIdentity(ctx context.Context, userID int64, id Identity, now
 		if err := linkIdentity(ctx, tx, userID, id, now); err != nil || !endCredentials {
 			return none{}, err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE users SET auth_epoch = $1, updated_at = $2 WHERE id = $3`,
-			newEpoch(), ms(now), userID); err != nil {
-			return none{}, fmt.Errorf("end credentials: %w", err)
-		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM api_tokens WHERE user_id = $1`, userID); err != nil {
 			return none{}, fmt.Errorf("end credentials: %w", err)
 		}
@@ -47,7 +43,7 @@ func (s *Store) LinkIdentity(ctx context.Context, userID int64, id Identity, now
 			WHERE user_id = $3 AND enabled = 1`, push.HookOffLinked, ms(now), userID); err != nil {
 			return none{}, fmt.Errorf("end credentials: %w", err)
 		}
-		return none{}, deleteSessionsOf(ctx, tx, userID)
+		return none{}, revokeSessions(ctx, tx, userID, now)
 	})
 	return err
 }

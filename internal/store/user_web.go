@@ -44,18 +44,21 @@ func (s *Store) SetPassword(ctx context.Context, userID int64, passwordHash stri
 // and the account gets a new auth epoch, so a session row that escaped the
 // delete (written by a request in flight) no longer signs anyone in.
 func (s *Store) RevokeSessions(ctx context.Context, userID int64, now time.Time) error {
-	_, err := write(ctx, s, func(tx *Tx) (none, error) {
-		res, err := tx.ExecContext(ctx, `UPDATE users SET auth_epoch = $1, updated_at = $2 WHERE id = $3`,
-			newEpoch(), ms(now), userID)
-		if err != nil {
-			return none{}, fmt.Errorf("revoke sessions: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return none{}, push.Errorf(push.CodeNotFound, "no such user")
-		}
-		return none{}, deleteSessionsOf(ctx, tx, userID)
-	})
+	_, err := write(ctx, s, func(tx *Tx) (none, error) { return none{}, revokeSessions(ctx, tx, userID, now) })
 	return err
+}
+
+// revokeSessions is RevokeSessions in tx.
+func revokeSessions(ctx context.Context, tx *Tx, userID int64, now time.Time) error {
+	res, err := tx.ExecContext(ctx, `UPDATE users SET auth_epoch = $1, updated_at = $2 WHERE id = $3`,
+		newEpoch(), ms(now), userID)
+	if err != nil {
+		return fmt.Errorf("revoke sessions: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return push.Errorf(push.CodeNotFound, "no such user")
+	}
+	return deleteSessionsOf(ctx, tx, userID)
 }
 
 func deleteSessionsOf(ctx context.Context, tx *Tx, userID int64) error {
