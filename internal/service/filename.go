@@ -7,9 +7,10 @@ import (
 )
 
 // SafeFileName keeps the last path element of a client's file name, without
-// control characters (C0 and C1) or line separators, so no client can be led to write outside a folder,
-// and without bidirectional controls, so that a name cannot show another
-// extension than it has ("invoice\u202Efdp.exe" reads "invoiceexe.pdf").
+// control characters (C0 and C1) or line separators, so no client can be
+// led to write outside a folder, and without bidirectional controls, so
+// that a name cannot show another extension than it has
+// ("invoice\u202Efdp.exe" reads "invoiceexe.pdf").
 func SafeFileName(name string) string {
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
 		name = name[i+1:]

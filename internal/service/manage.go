@@ -24,10 +24,12 @@ func (s *Service) Expire(ctx context.Context, token string, u *push.User, m push
 	// An expired push is deleted too: the download links its last view
 	// handed out stop (D14).
 	changed, err := s.store.ExpireByHand(ctx, p.ID, s.event(push.EventExpire, u, m, s.Now()))
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if changed {
+	case !changed && p.Expired:
+		return p, nil // as read: only its links' time moved
+	case changed:
 		s.observe(EventExpired)
 		s.receiptsQueued(p, push.ReceiptExpire)
 	}
