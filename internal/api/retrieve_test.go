@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hush/internal/push"
 	"hush/internal/secure"
 	"hush/internal/service"
 )
@@ -120,6 +122,50 @@ func TestOwnerViewDoesNotCount(t *testing.T) {
 	want := "creation,owner_view,owner_view,owner_view,view,failed_view"
 	if kinds != want {
 		t.Errorf("audit kinds %s, want %s", kinds, want)
+	}
+}
+
+// TestAdminViewDoesNotCount: an admin's retrieval, through v2 and v1, of
+// someone else's push or of their own, counts no view and is logged as
+// admin_view, as Password Pusher logs it; a deleted push is not served to
+// the admin either.
+func TestAdminViewDoesNotCount(t *testing.T) {
+	h := newHarness(t, nil)
+	owner := h.user("o@example.com")
+	admin, adminTok := h.env.User(t, "admin@example.com")
+	if _, err := h.store.Administer(context.Background(), push.AdminActor{Name: "test"}, push.AdminPromote, admin.ID, h.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	tok := h.create(map[string]any{"payload": "p", "expire_after_views": 1}, bearer(owner)...)
+	for i, path := range []string{"/api/v2/pushes/" + tok, "/p/" + tok + ".json", "/api/v2/pushes/" + tok + ".json"} {
+		m := h.do("GET", path, nil, bearer(adminTok)...).obj(t)
+		if m["payload"] != "p" || m["views_remaining"] != 1.0 {
+			t.Fatalf("admin view %d (%s): %v", i, path, m)
+		}
+	}
+	if m := h.do("GET", "/api/v2/pushes/"+tok, nil).obj(t); m["payload"] != "p" || m["views_remaining"] != 0.0 {
+		t.Errorf("the recipient's view after the admin's: %v", m)
+	}
+	if k, want := auditKinds(t, h, tok, owner), "creation,admin_view,admin_view,admin_view,view"; k != want {
+		t.Errorf("audit kinds %s, want %s", k, want)
+	}
+
+	// The admin's own push: admin_view takes precedence over owner_view.
+	own := h.create(map[string]any{"payload": "q", "expire_after_views": 1}, bearer(adminTok)...)
+	if m := h.do("GET", "/api/v2/pushes/"+own, nil, bearer(adminTok)...).obj(t); m["payload"] != "q" || m["views_remaining"] != 1.0 {
+		t.Errorf("admin's own push: %v", m)
+	}
+	if k, want := auditKinds(t, h, own, adminTok), "creation,admin_view"; k != want {
+		t.Errorf("admin's own push: audit kinds %s, want %s", k, want)
+	}
+
+	// Deleted by its owner, a push is not served to an admin.
+	gone := h.create(map[string]any{"payload": "r", "expire_after_views": 3}, bearer(owner)...)
+	if r := h.do("DELETE", "/api/v2/pushes/"+gone, nil, bearer(owner)...); r.status != 200 {
+		t.Fatalf("delete: %d %s", r.status, r.body)
+	}
+	if m := h.do("GET", "/api/v2/pushes/"+gone, nil, bearer(adminTok)...).obj(t); m["payload"] != nil || m["expired"] != true {
+		t.Errorf("a deleted push served to an admin: %v", m)
 	}
 }
 

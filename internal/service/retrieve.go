@@ -248,13 +248,13 @@ func (s *Service) unlock(ctx context.Context, p *push.Push, req RetrieveRequest,
 	return plain, passKey, nil
 }
 
-// claim counts the view (or logs the owner's own), reporting false when the
-// push was used up meanwhile.
+// claim counts the view (or logs an admin's or the owner's own), reporting
+// false when the push was used up meanwhile.
 func (s *Service) claim(ctx context.Context, p *push.Push, req RetrieveRequest, now time.Time) (bool, error) {
-	if p.OwnedBy(UserID(req.User)) {
-		// The owner's view counts nothing, but a push deleted or used up
-		// since it was read is not served to its owner either.
-		return s.store.LogOwnerView(ctx, p.ID, s.event(push.EventOwnerView, req.User, req.Meta, now))
+	if kind, ok := uncounted(p, req.User); ok {
+		// An admin's or the owner's view counts nothing, but a push deleted
+		// or used up since it was read is not served to them either.
+		return s.store.LogUncountedView(ctx, p.ID, s.event(kind, req.User, req.Meta, now))
 	}
 	seen := -1
 	if req.Stamp != nil {
@@ -271,6 +271,21 @@ func (s *Service) claim(ctx context.Context, p *push.Push, req RetrieveRequest, 
 	s.observe(EventViewed)
 	s.receiptsQueued(p, push.ReceiptView|push.ReceiptExpire)
 	return true, nil
+}
+
+// uncounted reports whether u's retrieval of p counts no view, and the kind
+// of its audit entry: admin_view for an admin (whoever owns the push),
+// owner_view for the push's owner — as Password Pusher logs them.
+func uncounted(p *push.Push, u *push.User) (push.EventKind, bool) {
+	switch {
+	case u == nil:
+		return 0, false
+	case u.Admin:
+		return push.EventAdminView, true
+	case p.OwnedBy(u.ID):
+		return push.EventOwnerView, true
+	}
+	return 0, false
 }
 
 // expireDue expires a push past its limits and returns its new state: the

@@ -51,12 +51,12 @@ func logCapped(ctx context.Context, tx *Tx, pushID int64, ev push.Event) error {
 	return insertEvent(ctx, tx, pushID, ev)
 }
 
-// LogOwnerView records the owner's own view of push id (ev, which counts
-// no view) unless the push expired meanwhile: false then, and nothing is
-// written. The first statement takes the row's lock (PostgreSQL re-reads
+// LogUncountedView records a view of push id that counts none (ev: an
+// admin's or the owner's own) unless the push expired meanwhile: false
+// then, and nothing is written. The first statement takes the row's lock (PostgreSQL re-reads
 // the row when a concurrent expiry releases it; SQLite has one writer), so
 // an expiry cannot come between the check and the entry.
-func (s *Store) LogOwnerView(ctx context.Context, id int64, ev push.Event) (bool, error) {
+func (s *Store) LogUncountedView(ctx context.Context, id int64, ev push.Event) (bool, error) {
 	return write(ctx, s, func(tx *Tx) (bool, error) {
 		n, err := rowsAffected(tx.ExecContext(ctx, `UPDATE pushes SET updated_at = updated_at WHERE id = $1 AND expired = 0`, id))
 		if err != nil {

@@ -856,10 +856,10 @@ func TestClaimByKeyReturnsTheStoredRow(t *testing.T) {
 	}
 }
 
-// TestLogOwnerView: the owner's own view is logged while the push is
+// TestLogUncountedView: the owner's own view is logged while the push is
 // active; once it expired (deleted here), nothing is written and the
 // caller is told, so that the owner is not served a deleted push.
-func TestLogOwnerView(t *testing.T) {
+func TestLogUncountedView(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	s := newTestStore(t)
@@ -875,20 +875,20 @@ func TestLogOwnerView(t *testing.T) {
 		}
 		return out
 	}
-	if ok, err := s.LogOwnerView(ctx, p.ID, ev(push.EventOwnerView, t0)); !ok || err != nil {
+	if ok, err := s.LogUncountedView(ctx, p.ID, ev(push.EventOwnerView, t0)); !ok || err != nil {
 		t.Fatalf("active push: %v %v", ok, err)
 	}
 	if _, err := s.ExpireByHand(ctx, p.ID, ev(push.EventExpire, t0)); err != nil {
 		t.Fatal(err)
 	}
 	before := kinds()
-	if ok, err := s.LogOwnerView(ctx, p.ID, ev(push.EventOwnerView, t0)); ok || err != nil {
+	if ok, err := s.LogUncountedView(ctx, p.ID, ev(push.EventOwnerView, t0)); ok || err != nil {
 		t.Fatalf("deleted push: %v %v, want false", ok, err)
 	}
 	if after := kinds(); len(after) != len(before) || after[len(after)-1] != push.EventExpire {
 		t.Errorf("log after the owner's view of a deleted push: %v (before %v)", after, before)
 	}
-	if ok, err := s.LogOwnerView(ctx, p.ID+1000, ev(push.EventOwnerView, t0)); ok || err != nil {
+	if ok, err := s.LogUncountedView(ctx, p.ID+1000, ev(push.EventOwnerView, t0)); ok || err != nil {
 		t.Errorf("a push that is not there: %v %v", ok, err)
 	}
 }
