@@ -104,7 +104,7 @@ func TestRateLimitDisabled(t *testing.T) {
 func checkEdgeHeaders(t *testing.T, what string, h http.Header) {
 	t.Helper()
 	for k, v := range map[string]string{
-		"Referrer-Policy":        "no-referrer",
+		"Referrer-Policy":        "strict-origin",
 		"X-Robots-Tag":           "noindex, nofollow",
 		"X-Content-Type-Options": "nosniff",
 		"X-Frame-Options":        "DENY",

@@ -24,6 +24,14 @@ func Baseline(next http.Handler, hsts bool) http.Handler {
 	})
 }
 
+// Referrer-Policy is strict-origin: no page's path (a secret link's token)
+// ever leaves in a Referer, while a form sent to the page's own site still
+// carries its Origin. Under no-referrer a browser sends "Origin: null" with
+// every form, and over plain HTTP to a name other than localhost it sends
+// no Sec-Fetch-Site either, so http.CrossOriginProtection refused every
+// form there (docs/decisions.md, D57). A URL push's redirect to its target
+// sends no Referer at all (internal/web, showRetrieval).
+//
 // The baseline headers' values are shared by every response, which saves
 // an allocation per header and request: net/http only reads them, and
 // Header.Set and Header.Add put a new slice in place of a shared one (each
@@ -34,7 +42,7 @@ var (
 		value []string
 	}{
 		{"Cache-Control", []string{"no-store"}},
-		{"Referrer-Policy", []string{"no-referrer"}},
+		{"Referrer-Policy", []string{"strict-origin"}},
 		{"X-Robots-Tag", []string{"noindex, nofollow"}},
 		{"X-Content-Type-Options", []string{"nosniff"}},
 		{"X-Frame-Options", []string{"DENY"}},

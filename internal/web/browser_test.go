@@ -3,8 +3,11 @@ package web
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,12 +49,13 @@ type browser struct {
 
 func newBrowser(t *testing.T) *browser { return newBrowserFor(t, 90*time.Second) }
 
-// newBrowserFor is newBrowser for a test that may take up to d.
-func newBrowserFor(t *testing.T, d time.Duration) *browser {
+// newBrowserFor is newBrowser for a test that may take up to d; extra
+// adds command-line options.
+func newBrowserFor(t *testing.T, d time.Duration, extra ...chromedp.ExecAllocatorOption) *browser {
 	path := chromiumPath(t)
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
+	opts := append([]chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
 		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-background-networking", true),
@@ -59,7 +63,8 @@ func newBrowserFor(t *testing.T, d time.Duration) *browser {
 		chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1000, 800),
-	)
+	}, extra...)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	t.Cleanup(cancelAlloc)
 	// The first context owns the browser process.
 	root, cancelRoot := chromedp.NewContext(alloc)
@@ -342,6 +347,54 @@ func TestBrowserSubDayDuration(t *testing.T) {
 	b.do(dave, chromedp.Navigate(strings.TrimSuffix(link, "/r")+"/preview"), chromedp.WaitVisible(css("svg.qr")))
 	if got := run(b, dave, chromedp.Value(css("#secret-url"))); got != link {
 		t.Errorf("another visitor's preview shows %q, want %q", got, link)
+	}
+	if errs := b.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+}
+
+// TestBrowserPlainHTTPForms: reached over plain HTTP by a name other than
+// localhost — where a browser sends no Sec-Fetch-Site — the forms work
+// (create, reveal, sign-up), and a form another site posts to the pages
+// is still refused (docs/decisions.md, D57).
+func TestBrowserPlainHTTPForms(t *testing.T) {
+	b := newBrowserFor(t, 90*time.Second,
+		chromedp.Flag("host-resolver-rules", "MAP hush.test 127.0.0.1, MAP other.test 127.0.0.1"))
+	h := newHarness(t, nil)
+	u, err := url.Parse(h.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://hush.test:" + u.Port()
+
+	alice := b.person()
+	b.do(alice, chromedp.Navigate(base+"/"), chromedp.WaitVisible(css("#payload")),
+		chromedp.SendKeys(css("#payload"), "plain http secret"),
+		chromedp.Click(css("main form button[type=submit]")), chromedp.WaitVisible(css("#secret-url")))
+	link := run(b, alice, chromedp.Value(css("#secret-url")))
+	if !strings.HasPrefix(link, base+"/p/") {
+		t.Fatalf("secret link %q", link)
+	}
+	bob := b.person()
+	b.do(bob, chromedp.Navigate(link), chromedp.WaitVisible(css("#reveal")),
+		chromedp.Click(css("#reveal")), chromedp.WaitVisible(css("#secret")))
+	if got := run(b, bob, chromedp.TextContent(css("#secret"))); got != "plain http secret" {
+		t.Fatalf("bob reads %q", got)
+	}
+	carol := b.person()
+	b.signUp(carol, base, "carol@example.com", "carol password")
+
+	// Another site's page posts the create form to Hush.
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><form id="f" method="post" action="%s/"><input name="payload" value="planted"></form><script>document.getElementById("f").submit()</script>`, base)
+	}))
+	t.Cleanup(other.Close)
+	ou, _ := url.Parse(other.URL)
+	mallory := b.person()
+	b.do(mallory, chromedp.Navigate("http://other.test:"+ou.Port()+"/"), chromedp.WaitVisible(css("main")))
+	if body := run(b, mallory, chromedp.TextContent(css("main"))); !strings.Contains(body, "sent from another site") {
+		t.Errorf("a form posted from another site was not refused: %q", body)
 	}
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %v", errs)

@@ -195,7 +195,7 @@ func checkSecurityHeaders(t *testing.T, h http.Header) {
 	for k, v := range map[string]string{
 		"Content-Security-Policy": CSP,
 		"Cache-Control":           "no-store",
-		"Referrer-Policy":         "no-referrer",
+		"Referrer-Policy":         "strict-origin",
 		"X-Robots-Tag":            "noindex, nofollow",
 	} {
 		if got := h.Get(k); got != v {

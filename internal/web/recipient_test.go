@@ -69,7 +69,14 @@ func TestShowKinds(t *testing.T) {
 	if r.status != http.StatusSeeOther || r.header.Get("Location") != "https://example.com/next?a=1" {
 		t.Errorf("url push: %d to %q", r.status, r.header.Get("Location"))
 	}
-	checkSecurityHeaders(t, r.header)
+	// The redirect to the target sends no Referer at all (D57); the rest
+	// of the headers are every page's.
+	if rp := r.header.Get("Referrer-Policy"); rp != "no-referrer" {
+		t.Errorf("url push redirect: Referrer-Policy %q, want no-referrer", rp)
+	}
+	hdr := r.header.Clone()
+	hdr.Set("Referrer-Policy", "strict-origin")
+	checkSecurityHeaders(t, hdr)
 
 	q := h.create(nil, fields{"kind": "qr", "payload": "WIFI:S:home;T:WPA;P:pw;;", "deletable_by_viewer": "false"})
 	r = c.get("/p/" + q)

@@ -88,6 +88,9 @@ func (s *Server) showRetrieval(w http.ResponseWriter, r *http.Request, res *serv
 	}
 	p := res.Push
 	if p.Kind == push.KindURL && r.Method == http.MethodGet {
+		// The target learns nothing of where the link came from, not
+		// even this site's origin.
+		w.Header().Set("Referrer-Policy", "no-referrer")
 		http.Redirect(w, r, *res.Payload, http.StatusSeeOther)
 		return
 	}
