@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 
@@ -202,7 +203,11 @@ func (e *env) tokenCreate(ctx context.Context, args []string) error {
 }
 
 func (e *env) keyRotate(ctx context.Context, args []string) error {
-	cfg, err := e.adminFlags("key rotate", args, nil)
+	settle := 2*keyWatchEvery + time.Second
+	cfg, err := e.adminFlags("key rotate", args, func(fs *flag.FlagSet) {
+		fs.DurationVar(&settle, "settle", settle, "how long to wait, once the data is re-sealed, for serve instances "+
+			"still on the old key to stop sealing, before re-sealing what they sealed meanwhile (0: no wait)")
+	})
 	if err != nil {
 		return err
 	}
@@ -211,18 +216,39 @@ func (e *env) keyRotate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	n, err := st.Reseal(ctx, func(tokenKey string, f store.SealedField, sealed []byte) ([]byte, bool, error) {
-		return service.Reseal(keys, tokenKey, string(f), sealed)
-	})
+	reseal := func() (int, error) {
+		n, err := st.Reseal(ctx, func(tokenKey string, f store.SealedField, sealed []byte) ([]byte, bool, error) {
+			return service.Reseal(keys, tokenKey, string(f), sealed)
+		})
+		if err != nil {
+			return n, fmt.Errorf("after re-sealing %d values (run it again to finish; the old key is still needed until it completes): %w", n, err)
+		}
+		return n, nil
+	}
+	n, err := reseal()
 	if err != nil {
-		return fmt.Errorf("after re-sealing %d values (run it again to finish; the old key is still needed until it completes): %w", n, err)
+		return err
 	}
 	// Only now, with every value under the current key, may the check
-	// value follow: it is what lets serve start without the old key.
+	// value follow: it is what lets serve start without the old key, and
+	// what tells a serve still on the old key to stop sealing (watchKey).
 	if err := resealKeyCheck(ctx, st, keys); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "re-sealed %d values under the current master key\n", n)
+	if settle <= 0 {
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "waiting %s for serve instances still on the old key to stop sealing…\n", settle)
+	select {
+	case <-time.After(settle):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if n, err = reseal(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "re-sealed %d more values, sealed meanwhile under the old key\n", n)
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"hush/internal/config"
 	"hush/internal/secure"
@@ -91,6 +92,42 @@ func migrateTokens(ctx context.Context, st *store.Store, keys *secure.Keyring, l
 		return fmt.Errorf("convert stored secret links (%d done): %w", n, err)
 	}
 	return nil
+}
+
+// keyWatchEvery is how often serve looks whether `hush key rotate` moved
+// the deployment's data to a master key it does not hold.
+const keyWatchEvery = 2 * time.Second
+
+// watchKey retires keys (secure.Keyring.Retire) while the key check value
+// is sealed under a master key they do not hold: `hush key rotate` ran with
+// a key this instance was not started with, so whatever it sealed now
+// would be lost once the old key is dropped, and what the rotation
+// re-sealed it cannot open. The instance then answers 503 and is not
+// ready until it is restarted with both keys (docs/decisions.md, D58).
+func watchKey(ctx context.Context, st *store.Store, keys *secure.Keyring, log *slog.Logger, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		sealed, err := st.Meta(ctx, keyCheckName)
+		if err != nil || sealed == nil {
+			continue // a storage fault is the fault log's to report
+		}
+		retired := !keys.Holds(sealed)
+		if retired == keys.Retired() {
+			continue
+		}
+		keys.Retire(retired)
+		if retired {
+			log.Error(service.MsgKeyRetired)
+		} else {
+			log.Info("the deployment's master key is one this instance holds again; sealing resumes")
+		}
+	}
 }
 
 // resealKeyCheck re-seals the check value under the current key, once every

@@ -325,7 +325,7 @@ func TestKeyRotationWhileTwoInstancesServe(t *testing.T) {
 			}
 		}()
 	}
-	code, out, errOut := run(t, merge(rot, "HUSH_DATA_DIR", t.TempDir()), "", "key", "rotate")
+	code, out, errOut := run(t, merge(rot, "HUSH_DATA_DIR", t.TempDir()), "", "key", "rotate", "-settle", "0")
 	cancel()
 	wg.Wait()
 	if code != 0 || failures.Load() != 0 {
@@ -356,5 +356,75 @@ func merge(env map[string]string, k, v string) map[string]string {
 func onlyOnPostgresPass(t *testing.T) {
 	if testdb.Engine() != "postgres" {
 		t.Skip("multi-instance tests run in the PostgreSQL pass (HUSH_TEST_ENGINE=postgres)")
+	}
+}
+
+// TestKeyRotationPastARunningInstance: `hush key rotate` run while an
+// instance serves with the old key alone (the README's order reversed).
+// That instance notices, stops sealing and is not ready; what it cannot
+// open it answers 503 without spending a view or a passphrase guess; and
+// once restarted with the new key alone, nothing was lost.
+func TestKeyRotationPastARunningInstance(t *testing.T) {
+	if testdb.Engine() == "postgres" {
+		t.Skip("runs in the SQLite pass")
+	}
+	keyA, keyB := strings.Repeat("a7", 32), strings.Repeat("b8", 32)
+	dir := t.TempDir()
+	old := startInstance(t, map[string]string{"HUSH_DATA_DIR": dir, "HUSH_MASTER_KEY": keyA})
+	create := func(in *instance, push map[string]any) (int, string) {
+		status, obj := call(t, "POST", in.url+"/api/v2/pushes", map[string]any{"push": push})
+		if status != 201 {
+			return status, ""
+		}
+		return status, obj.(map[string]any)["url_token"].(string)
+	}
+	_, plain := create(old, map[string]any{"payload": "one view", "expire_after_views": 1})
+	_, guarded := create(old, map[string]any{"payload": "guarded", "passphrase": "open sesame", "expire_after_views": 1})
+
+	rot := map[string]string{"HUSH_DATA_DIR": dir, "HUSH_MASTER_KEY": keyB, "HUSH_MASTER_KEY_PREVIOUS": keyA}
+	if code, out, errOut := run(t, rot, "", "key", "rotate", "-settle", "0"); code != 0 {
+		t.Fatalf("rotate: exit %d %q %q", code, out, errOut)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		status, obj := call(t, "GET", old.url+"/readyz", nil)
+		if status == 503 && obj.(map[string]any)["master_key"] == "rotated" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the instance on the old key is still ready: %d %v\n%s", status, obj, old.log.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !strings.Contains(old.log.String(), "restart it with the new key") {
+		t.Errorf("no log line tells the operator what to do:\n%s", old.log.String())
+	}
+	for _, path := range []string{"/api/v2/pushes/" + plain, "/p/" + plain + ".json"} {
+		if status, _ := call(t, "GET", old.url+path, nil); status != 503 {
+			t.Errorf("GET %s on the instance without the new key: %d, want 503", path, status)
+		}
+	}
+	if res, err := http.Get(old.url + "/p/" + plain); err != nil || res.StatusCode != 503 {
+		t.Errorf("the web page on the instance without the new key: %v %v, want 503", res, err)
+	} else {
+		res.Body.Close()
+	}
+	for i := 0; i < 7; i++ { // more than the 5 guesses a minute
+		if status, _ := call(t, "GET", old.url+"/api/v2/pushes/"+guarded+"?passphrase=open+sesame", nil); status != 503 {
+			t.Fatalf("passphrase retrieval %d on the instance without the new key: %d, want 503", i, status)
+		}
+	}
+	if status, _ := create(old, map[string]any{"payload": "sealed under the old key"}); status != 503 {
+		t.Errorf("create on the instance without the new key: %d, want 503", status)
+	}
+	old.stop()
+
+	// The new key alone opens everything, and nothing was spent.
+	only := startInstance(t, map[string]string{"HUSH_DATA_DIR": dir, "HUSH_MASTER_KEY": keyB})
+	if _, obj := call(t, "GET", only.url+"/api/v2/pushes/"+plain, nil); obj.(map[string]any)["payload"] != "one view" {
+		t.Errorf("the one-view push after the 503s: %v", obj)
+	}
+	if _, obj := call(t, "GET", only.url+"/api/v2/pushes/"+guarded+"?passphrase=open+sesame", nil); obj.(map[string]any)["payload"] != "guarded" {
+		t.Errorf("the passphrase push after the 503s: %v", obj)
 	}
 }

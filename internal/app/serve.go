@@ -68,6 +68,7 @@ type server struct {
 	svc     *service.Service
 	web     *web.Server
 	metrics *metrics.Metrics // nil without HUSH_METRICS_ADDR
+	keys    *secure.Keyring
 	http    *http.Server
 	conns   *connLimiter // the bounds of the public listener's connections
 }
@@ -86,7 +87,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, clock 
 		st.Close()
 		return nil, err
 	}
-	s := &server{cfg: cfg, log: log, store: st, files: files, metrics: newMetrics(cfg)}
+	s := &server{cfg: cfg, log: log, store: st, files: files, metrics: newMetrics(cfg), keys: keys}
 	mailer, err := newMailer(cfg, log)
 	if err != nil {
 		st.Close()
@@ -165,6 +166,7 @@ func (s *server) run(ctx context.Context) error {
 	background.Go(func() { s.web.RunCleanup(bgCtx, s.cfg.SweepInterval) })
 	background.Go(func() { sweepLoop(bgCtx, s.svc, s.cfg, s.log, s.metrics) })
 	background.Go(func() { s.svc.RunOutbox(bgCtx, outboxPoll) })
+	background.Go(func() { watchKey(bgCtx, s.store, s.keys, s.log, keyWatchEvery) })
 	defer func() {
 		stopBackground()
 		background.Wait()

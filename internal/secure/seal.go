@@ -15,11 +15,17 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // ErrOpen is returned (possibly wrapped) by every failure to open sealed
 // data: wrong key, tampering, truncation, unknown key id or bad version.
 var ErrOpen = errors.New("secure: cannot open sealed data")
+
+// ErrUnknownKey is wrapped, with ErrOpen, by a failure to open data sealed
+// under a master key the keyring does not hold: after a rotation, an
+// instance started without the key the data is under.
+var ErrUnknownKey = errors.New("sealed under a master key this keyring does not hold")
 
 const (
 	// keySize is the size in bytes of master keys and AES-256 keys.
@@ -117,7 +123,21 @@ func newGCM(key []byte) (cipher.AEAD, error) {
 type Keyring struct {
 	current *masterKey
 	byID    map[[keyIDSize]byte]*masterKey
+	// retired is set once the deployment's data moved to a master key this
+	// keyring does not hold (Retire): it seals nothing more.
+	retired atomic.Bool
 }
+
+// ErrRetired is returned by Seal once the keyring is retired: what it
+// sealed now, the rest of the deployment could not open once the old key
+// is dropped.
+var ErrRetired = errors.New("secure: the master key was rotated away from this keyring's current key")
+
+// Retire makes Seal refuse from now on, or again allows it (false).
+func (k *Keyring) Retire(retired bool) { k.retired.Store(retired) }
+
+// Retired reports whether Retire made Seal refuse.
+func (k *Keyring) Retired() bool { return k.retired.Load() }
 
 // NewKeyring returns a keyring sealing under current and also opening data
 // sealed under any of previous. Every key must be exactly 32 bytes.
@@ -162,6 +182,9 @@ func (k *Keyring) Seal(purpose string, plaintext, ad []byte) ([]byte, error) {
 // sealNonce is Seal with a caller-chosen nonce; tests use it to build
 // deterministic sealed values.
 func (k *Keyring) sealNonce(purpose string, nonce, plaintext, ad []byte) ([]byte, error) {
+	if k.retired.Load() {
+		return nil, ErrRetired
+	}
 	a, err := k.current.aead(purpose)
 	if err != nil {
 		return nil, err
@@ -190,7 +213,7 @@ func (k *Keyring) Open(purpose string, sealed, ad []byte) ([]byte, error) {
 	copy(id[:], sealed[1:1+keyIDSize])
 	mk, ok := k.byID[id]
 	if !ok {
-		return nil, fmt.Errorf("%w: unknown key id", ErrOpen)
+		return nil, fmt.Errorf("%w: %w", ErrOpen, ErrUnknownKey)
 	}
 	a, err := mk.aead(purpose)
 	if err != nil {
@@ -201,6 +224,16 @@ func (k *Keyring) Open(purpose string, sealed, ad []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %w", ErrOpen, err)
 	}
 	return pt, nil
+}
+
+// Holds reports whether the keyring holds the key sealed names: false for
+// data under another master key, and for garbage.
+func (k *Keyring) Holds(sealed []byte) bool {
+	if len(sealed) < 1+keyIDSize+nonceSize+tagSize || sealed[0] != version {
+		return false
+	}
+	_, ok := k.byID[[keyIDSize]byte(sealed[1:1+keyIDSize])]
+	return ok
 }
 
 // Current reports whether sealed looks like data sealed under the current

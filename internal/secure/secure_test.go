@@ -175,6 +175,45 @@ func TestRotation(t *testing.T) {
 	}
 }
 
+// TestHoldsAndRetire: Holds tells which keyrings can open a value before
+// anything is spent on it; a retired keyring opens but seals nothing.
+func TestHoldsAndRetire(t *testing.T) {
+	a, b := mustKey(t), mustKey(t)
+	ringA, ringBA, ringB := mustKeyring(t, a), mustKeyring(t, b, a), mustKeyring(t, b)
+	pt, ad := []byte("x"), []byte("id")
+	underA := mustSeal(t, ringA, "p", pt, ad)
+	for _, c := range []struct {
+		name string
+		ring *Keyring
+		v    []byte
+		want bool
+	}{
+		{"own key", ringA, underA, true},
+		{"previous key", ringBA, underA, true},
+		{"another key", ringB, underA, false},
+		{"garbage", ringA, []byte("not sealed at all, not even close"), false},
+		{"truncated", ringA, underA[:20], false},
+	} {
+		if got := c.ring.Holds(c.v); got != c.want {
+			t.Errorf("%s: Holds = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if _, err := ringB.Open("p", underA, ad); !errors.Is(err, ErrUnknownKey) || !errors.Is(err, ErrOpen) {
+		t.Errorf("open under another key: %v, want ErrUnknownKey and ErrOpen", err)
+	}
+	ringA.Retire(true)
+	if _, err := ringA.Seal("p", pt, ad); !errors.Is(err, ErrRetired) {
+		t.Errorf("a retired keyring sealed: %v", err)
+	}
+	if got, err := ringA.Open("p", underA, ad); err != nil || !bytes.Equal(got, pt) {
+		t.Errorf("a retired keyring does not open: %q %v", got, err)
+	}
+	ringA.Retire(false)
+	if _, err := ringA.Seal("p", pt, ad); err != nil {
+		t.Errorf("sealing after Retire(false): %v", err)
+	}
+}
+
 func TestNewKeyringRejectsBadKeys(t *testing.T) {
 	good := mustKey(t)
 	tests := []struct {

@@ -32,6 +32,9 @@ func (s *Service) Fault(ctx context.Context, err error) *push.Error {
 	if err == nil || ctx.Err() != nil {
 		return nil
 	}
+	if e := s.keyFault(ctx, err); e != nil {
+		return e
+	}
 	f, ok := store.FaultOf(err)
 	if !ok {
 		if f, ok = blob.FaultOf(err); !ok {
@@ -124,10 +127,13 @@ func (s *Service) probeUntilClear() {
 type Readiness struct {
 	Database string `json:"database"`
 	Files    string `json:"files"`
+	// MasterKey is "rotated" once the deployment's data moved to a master
+	// key this instance does not hold (secure.Keyring.Retire); "" else.
+	MasterKey string `json:"master_key,omitempty"`
 }
 
-// OK reports whether both can be written.
-func (r Readiness) OK() bool { return r.Database == "ok" && r.Files == "ok" }
+// OK reports whether both can be written, under the deployment's key.
+func (r Readiness) OK() bool { return r.Database == "ok" && r.Files == "ok" && r.MasterKey == "" }
 
 // readyEvery bounds how often readiness is checked for real: answers in
 // between are the last check's, so a probe hammering /readyz costs nothing.
@@ -161,6 +167,9 @@ func (s *Service) Ready(ctx context.Context) Readiness {
 // and deletes a small file.
 func (s *Service) probe(ctx context.Context) Readiness {
 	r := Readiness{Database: "ok", Files: "ok"}
+	if s.keys.Retired() {
+		r.MasterKey = "rotated"
+	}
 	dbErr, filesErr := s.probeErrs(ctx)
 	if dbErr != nil {
 		r.Database = faultName(dbErr, store.FaultOf)

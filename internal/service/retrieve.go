@@ -103,10 +103,11 @@ func (s *Service) RetrieveWith(ctx context.Context, req RetrieveRequest) (*Retri
 // claimFirst is the retrieval of an anonymous caller when the push is
 // active and has neither passphrase nor files: nothing needs opening
 // before the view is spent, so the claim comes first and returns the row
-// (store.ClaimByKey), and the payload is opened after it. nil, nil sends
-// the caller down the full path.
+// (store.ClaimByKeyIf, which first makes sure this instance holds the
+// payload's master key: holdsKey), and the payload is opened after it.
+// nil, nil sends the caller down the full path.
 func (s *Service) claimFirst(ctx context.Context, req RetrieveRequest, now time.Time) (*Retrieval, error) {
-	p, err := s.store.ClaimByKey(ctx, secure.TokenKey(req.Token), s.event(push.EventView, nil, req.Meta, now))
+	p, err := s.store.ClaimByKeyIf(ctx, secure.TokenKey(req.Token), s.event(push.EventView, nil, req.Meta, now), s.holdsKeyFn)
 	if p == nil || err != nil {
 		return nil, err
 	}
@@ -146,6 +147,10 @@ func (s *Service) current(ctx context.Context, token string, now time.Time) (*pu
 // passphrase and its limits), its files' keys — before the view is claimed,
 // because the last view wipes them — and the caller's check.
 func (s *Service) gate(ctx context.Context, p *push.Push, req RetrieveRequest, now time.Time) (opened, error) {
+	if err := s.holdsKey(p); err != nil {
+		// Before a passphrase guess is reserved: it could not be checked.
+		return opened{}, err
+	}
 	plain, passKey, err := s.unlock(ctx, p, req, now)
 	if err != nil {
 		return opened{}, err

@@ -53,6 +53,7 @@ type Service struct {
 	// (HUSH_WEBHOOK_ALLOW_PRIVATE).
 	hookAllowPrivate bool
 	accounts         AccountRules
+	holdsKeyFn       func(*push.Push) error // s.holdsKey, made once (keyfault.go)
 }
 
 // Deps are what a Service works with.
@@ -114,6 +115,7 @@ func New(d Deps, l Limits) *Service {
 		observer: d.Observe, settings: l.Settings, maxFileSize: l.MaxFileSize, maxPushSize: l.MaxPushSize, log: d.Log,
 		mail: d.Mail, origin: d.Origin, deliveries: d.Deliveries, kick: make(chan struct{}, 1), accounts: l.Accounts,
 		requireTwoFactor: l.RequireTwoFactor, hooks: d.Webhooks, hookAllowPrivate: d.WebhookAllowPrivate}
+	s.holdsKeyFn = s.holdsKey
 	if s.hooks != nil && s.store != nil {
 		s.store.OnHooksQueued(s.wake)
 	}

@@ -364,6 +364,13 @@ func (s *Store) ClaimViewAt(ctx context.Context, id int64, seen int, ev push.Eve
 // with the payload was returned. It saves the read that the full path
 // makes before its claim: a retrieval is one write.
 func (s *Store) ClaimByKey(ctx context.Context, key string, ev push.Event) (*push.Push, error) {
+	return s.ClaimByKeyIf(ctx, key, ev, nil)
+}
+
+// ClaimByKeyIf is ClaimByKey that first asks accept (unless nil) about the
+// claimed row, in the claim's transaction: when accept returns an error,
+// nothing is written and the error is returned.
+func (s *Store) ClaimByKeyIf(ctx context.Context, key string, ev push.Event, accept func(*push.Push) error) (*push.Push, error) {
 	now := ms(ev.CreatedAt)
 	return write(ctx, s, func(tx *Tx) (*push.Push, error) {
 		p, err := claimRow(ctx, tx, key, now)
@@ -372,6 +379,11 @@ func (s *Store) ClaimByKey(ctx context.Context, key string, ev push.Event) (*pus
 		}
 		if err != nil {
 			return nil, fmt.Errorf("claim view: %w", err)
+		}
+		if accept != nil {
+			if err := accept(p); err != nil {
+				return nil, err
+			}
 		}
 		if err := insertEvent(ctx, tx, p.ID, ev); err != nil {
 			return nil, err
