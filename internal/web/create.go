@@ -176,6 +176,15 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 		s.render(w, r, "create.html", page{TitleKey: "create.title", User: u, Status: http.StatusUnauthorized, Data: v})
 		return nil
 	}
+	if u == nil && f.Get("signed_in") != "" {
+		// The form was a signed-in account's, and its session ended
+		// meanwhile: its note, recipients and receipts would be dropped
+		// and the push would be nobody's. Nothing is created.
+		v.Payload = f.Get("payload")
+		s.render(w, r, "create.html", page{TitleKey: "create.title", Status: http.StatusUnauthorized,
+			Error: loc.T("create.signed_out", nil), Data: v})
+		return nil
+	}
 	var c *service.Created
 	if kind == push.KindFile && up.Count() == 0 {
 		err = &push.Error{Code: push.CodeInvalid, Fields: map[string][]string{"files": {msgNoFile}}}

@@ -259,3 +259,26 @@ func TestCreateSubDayDuration(t *testing.T) {
 		t.Errorf("hidden durations: %d days, %v; want the shortest day limit", p.ExpireAfterDays, p.ExpireAfter)
 	}
 }
+
+// TestCreateAfterSignOut: a signed-in account's create form sent after its
+// session ended creates nothing — it would have become an anonymous push,
+// without its note, recipients and receipts, that nobody can expire — and
+// says why; the anonymous form still creates.
+func TestCreateAfterSignOut(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.signUp("gone@example.com", "gone password")
+	c.get("/").has(t, `name="signed_in" value="1"`)
+	form := createForm("text", "typed before the session ended", "signed_in", "1", "note", "for the team")
+	c.post("/users/sign_out", nil)
+	r := c.post("/", form)
+	if r.status != http.StatusUnauthorized {
+		t.Fatalf("create after sign-out: %d (Location %q), want 401", r.status, r.header.Get("Location"))
+	}
+	r.has(t, "You were signed out, so nothing was created.", "typed before the session ended")
+	if r := h.client().post("/", createForm("text", "anonymous")); r.status != http.StatusSeeOther {
+		t.Errorf("anonymous create: %d", r.status)
+	}
+	if strings.Contains(h.client().get("/").body, `name="signed_in"`) {
+		t.Error("the anonymous form says it is signed in")
+	}
+}
