@@ -123,6 +123,7 @@ func (s *Server) resetSubmit(w http.ResponseWriter, r *http.Request) error {
 type confirmView struct {
 	Email string
 	Sent  bool
+	Token string // the link's token, on the page that asks to press the button
 }
 
 // confirmClosed answers the confirmation pages where new accounts do not
@@ -138,13 +139,34 @@ func (s *Server) confirmClosed(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-// confirm serves GET /users/confirmation?confirmation_token=…, the link of
-// the confirmation email: the account may sign in from now on.
+// confirmPage serves GET /users/confirmation?confirmation_token=…, the
+// link of the confirmation email: a page whose button confirms. Opening the
+// link changes nothing, so a mail scanner that follows every link does not
+// use it up before the person does.
+func (s *Server) confirmPage(w http.ResponseWriter, r *http.Request) error {
+	if s.confirmClosed(w, r) {
+		return nil
+	}
+	token := r.URL.Query().Get(service.ConfirmTokenParam)
+	if token == "" {
+		s.render(w, r, "confirmation_new.html", page{TitleKey: "account.link_dead_title", Status: http.StatusNotFound,
+			Error: s.sayIn(r, service.MsgConfirmInvalid), Data: confirmView{}})
+		return nil
+	}
+	s.render(w, r, "confirmation_new.html", page{TitleKey: "signup.confirm_title", Data: confirmView{Token: token}})
+	return nil
+}
+
+// confirm serves POST /users/confirmation, the page's button: the account
+// may sign in from now on.
 func (s *Server) confirm(w http.ResponseWriter, r *http.Request) error {
 	if s.confirmClosed(w, r) {
 		return nil
 	}
-	_, err := s.svc.ConfirmAccount(r.Context(), r.URL.Query().Get(service.ConfirmTokenParam))
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	_, err := s.svc.ConfirmAccount(r.Context(), r.PostForm.Get(service.ConfirmTokenParam))
 	if push.ErrorCode(err) == push.CodeNotFound {
 		s.render(w, r, "confirmation_new.html", page{TitleKey: "account.link_dead_title", Status: http.StatusNotFound,
 			Error: s.sayIn(r, service.MsgConfirmInvalid), Data: confirmView{}})
