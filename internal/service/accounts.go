@@ -6,6 +6,7 @@ import (
 	"net/mail"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"hush/internal/push"
@@ -35,10 +36,18 @@ const (
 func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 // ValidEmail accepts a plain address such as a@b.example: no display name,
-// no spaces or angle brackets, a dot in the domain, at most 254 bytes.
+// no spaces or angle brackets, a dot in the domain, at most 254 bytes,
+// valid UTF-8 with no control or formatting character — a right-to-left
+// override would show "evil\u202emoc.elgoog@ex.com" on the admin pages and
+// in emails as an address at google.com.
 func ValidEmail(email string) bool {
-	if len(email) > maxEmail || strings.ContainsAny(email, " <>\"") {
+	if len(email) > maxEmail || strings.ContainsAny(email, " <>\"") || !utf8.ValidString(email) {
 		return false
+	}
+	for _, r := range email {
+		if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp) {
+			return false
+		}
 	}
 	a, err := mail.ParseAddress(email)
 	return err == nil && a.Address == email && strings.Contains(email[strings.LastIndex(email, "@"):], ".")
