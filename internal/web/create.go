@@ -314,6 +314,13 @@ func (s *Server) createFormError(w http.ResponseWriter, r *http.Request, u *push
 		s.renderError(w, r, http.StatusRequestEntityTooLarge, "message.too_large.title", "message.too_large.secret")
 	case errors.Is(err, httpx.ErrFormMalformed):
 		s.renderError(w, r, http.StatusBadRequest, "message.bad_request.title", "message.bad_request.form")
+	case e != nil && e.Code == push.CodeInvalid && len(e.Fields["files"]) > 0 && s.filesAllowed(u):
+		// A file the store refused (its name, its content type): the form
+		// again, with the reason at the files field.
+		v := s.newCreateView(loc, push.KindFile, u)
+		v.Errors = s.localFieldErrors(loc, e.Fields)
+		s.render(w, r, "create.html", page{TitleKey: "create.title", User: u, Status: http.StatusUnprocessableEntity,
+			Error: loc.T("create.fix_fields", nil), Field: "files", Data: v})
 	default:
 		s.fail(w, r, err)
 	}

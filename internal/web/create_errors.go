@@ -42,6 +42,8 @@ func createMessages(st *push.Settings) map[string]map[string]catalogMessage {
 	out := map[string]map[string]catalogMessage{
 		"files": {
 			msgNoFile: msg("create.error.files_none"),
+			"Each file needs a name of at most 255 characters.":                            msg("create.error.file_name"),
+			"Each file's content type must be valid UTF-8 of at most 255 bytes.":           msg("create.error.file_type"),
 			fmt.Sprintf("You can only attach up to %d files per push.", st.MaxFileUploads): {"create.error.files_many", st.MaxFileUploads},
 		},
 		"kind": {

@@ -179,3 +179,15 @@ func TestFileFormRefusals(t *testing.T) {
 		t.Errorf("text create: %d\n%s", r.status, r.body)
 	}
 }
+
+// TestFileRefusedOnTheForm: a file the store refuses (a name over 255
+// characters) brings the file form back with the reason at its field,
+// from the catalog, not a dead-end page.
+func TestFileRefusedOnTheForm(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.signUp("names@example.com", "password one")
+	r := c.postFiles(fileFields(), upload{strings.Repeat("n", 256) + ".txt", []byte("x")})
+	r.expect(t, http.StatusUnprocessableEntity)
+	r.has(t, `id="files-error"`, "Each file needs a name of at most 255 characters.", `enctype="multipart/form-data"`,
+		"Please correct the marked fields.")
+}
