@@ -226,12 +226,24 @@ func (s *Service) ChangePassword(ctx context.Context, u *push.User, current, pas
 }
 
 // DeleteAccount deletes u after checking its password: its tokens, sessions,
-// pushes, audit logs and files go with it.
+// pushes, audit logs and files go with it. The last enabled admin is
+// refused (CodeForbidden, MsgLastAdmin), and an admin's deletion is written
+// to the admin log (docs/decisions.md, D41).
 func (s *Service) DeleteAccount(ctx context.Context, u *push.User, password string, m push.Meta) error {
 	if err := s.checkPassword(ctx, u, password, m); err != nil {
 		return err
 	}
-	return s.store.DeleteUser(ctx, u.ID)
+	return s.store.DeleteOwnAccount(ctx, u.ID, m.IP, s.Now())
+}
+
+// LastAdmin reports whether u is the only enabled admin, whose own account
+// DeleteAccount refuses to delete; the pages ask it before they ask for
+// the password.
+func (s *Service) LastAdmin(ctx context.Context, u *push.User) (bool, error) {
+	if !u.Admin || u.Disabled() {
+		return false, nil
+	}
+	return s.store.LastEnabledAdmin(ctx, u.ID)
 }
 
 // SessionUser returns the account a web session names, if the session was

@@ -24,6 +24,7 @@ type OutboxStats = store.OutboxStats
 const (
 	MsgNotAdmin   = "Only administrators may do this."
 	MsgNotYourOwn = "Administrators cannot do this to their own account here: use your account page, or the hush command."
+	MsgLastAdmin  = store.MsgLastAdmin
 )
 
 // Administer performs action on the account targetID for actor, and logs it

@@ -23,9 +23,8 @@ var errNotAdmin = push.Errorf(push.CodeForbidden, "Only administrators may do th
 // target's email; push.CodeNotFound when there is no such account.
 func (s *Store) Administer(ctx context.Context, actor push.AdminActor, action push.AdminAction, targetID int64, now time.Time) (string, error) {
 	return write(ctx, s, func(tx *Tx) (string, error) {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (name, value) VALUES ('admin_lock', $1)
-			ON CONFLICT (name) DO UPDATE SET value = excluded.value`, []byte{}); err != nil {
-			return "", fmt.Errorf("lock admin actions: %w", err)
+		if err := lockAdminActions(ctx, tx); err != nil {
+			return "", err
 		}
 		if actor.ID != 0 {
 			var one int
@@ -48,16 +47,100 @@ func (s *Store) Administer(ctx context.Context, actor push.AdminActor, action pu
 		if err := administer(ctx, tx, action, targetID, now); err != nil {
 			return "", err
 		}
-		var actorID any
-		if actor.ID != 0 {
-			actorID = actor.ID
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO admin_log (actor_id, actor, action, target_id, target, ip, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`, actorID, actor.Name, string(action), targetID, target, actor.IP, ms(now)); err != nil {
-			return "", fmt.Errorf("write admin log: %w", err)
+		if err := writeAdminLog(ctx, tx, actor, action, targetID, target, now); err != nil {
+			return "", err
 		}
 		return target, nil
 	})
+}
+
+// lockAdminActions takes, in tx, the lock row that serializes admin
+// actions and the deletion of an admin's own account: whatever such a
+// transaction reads of who is an enabled admin stays true until it ends.
+func lockAdminActions(ctx context.Context, tx *Tx) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (name, value) VALUES ('admin_lock', $1)
+		ON CONFLICT (name) DO UPDATE SET value = excluded.value`, []byte{}); err != nil {
+		return fmt.Errorf("lock admin actions: %w", err)
+	}
+	return nil
+}
+
+// writeAdminLog writes one line of the admin log in tx.
+func writeAdminLog(ctx context.Context, tx *Tx, actor push.AdminActor, action push.AdminAction, targetID int64, target string, now time.Time) error {
+	var actorID any
+	if actor.ID != 0 {
+		actorID = actor.ID
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO admin_log (actor_id, actor, action, target_id, target, ip, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, actorID, actor.Name, string(action), targetID, target, actor.IP, ms(now)); err != nil {
+		return fmt.Errorf("write admin log: %w", err)
+	}
+	return nil
+}
+
+// MsgLastAdmin refuses the deletion of the last enabled admin's own
+// account.
+const MsgLastAdmin = "You are the only administrator: make another account an administrator before you delete yours."
+
+// DeleteOwnAccount deletes the account userID at its owner's request (the
+// account page), as DeleteUser does, under the lock of the admin actions.
+// The account of an enabled admin is deleted only while another enabled
+// admin remains (else push.CodeForbidden with MsgLastAdmin), and its
+// deletion is written to the admin log, with the admin as actor and target
+// and ip as the client address, in the same transaction: so the pages never
+// leave the instance without an enabled admin, and of two admins deleting
+// themselves at once when only they are left, one is refused.
+func (s *Store) DeleteOwnAccount(ctx context.Context, userID int64, ip string, now time.Time) error {
+	_, err := write(ctx, s, func(tx *Tx) (none, error) {
+		if err := lockAdminActions(ctx, tx); err != nil {
+			return none{}, err
+		}
+		var (
+			email    string
+			admin    int
+			disabled sql.NullInt64
+		)
+		err := tx.QueryRowContext(ctx, `SELECT email, admin, disabled_at FROM users WHERE id = $1`,
+			userID).Scan(&email, &admin, &disabled)
+		if errors.Is(err, sql.ErrNoRows) {
+			return none{}, push.Errorf(push.CodeNotFound, "no such user")
+		}
+		if err != nil {
+			return none{}, fmt.Errorf("load user: %w", err)
+		}
+		if admin == 1 && !disabled.Valid {
+			last, err := lastEnabledAdmin(ctx, tx, userID)
+			if err != nil {
+				return none{}, err
+			}
+			if last {
+				return none{}, push.Errorf(push.CodeForbidden, "%s", MsgLastAdmin)
+			}
+			actor := push.AdminActor{ID: userID, Name: email, IP: ip}
+			if err := writeAdminLog(ctx, tx, actor, push.AdminDelete, userID, email, now); err != nil {
+				return none{}, err
+			}
+		}
+		return none{}, deleteUser(ctx, tx, userID)
+	})
+	return err
+}
+
+// LastEnabledAdmin reports whether the account userID is an enabled admin
+// and no other account is.
+func (s *Store) LastEnabledAdmin(ctx context.Context, userID int64) (bool, error) {
+	return lastEnabledAdmin(ctx, s.r, userID)
+}
+
+func lastEnabledAdmin(ctx context.Context, q rowQuerier, userID int64) (bool, error) {
+	var self, others int
+	err := q.QueryRowContext(ctx, `SELECT COALESCE(SUM(CASE WHEN id = $1 THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN id = $1 THEN 0 ELSE 1 END), 0)
+		FROM users WHERE admin = 1 AND disabled_at IS NULL`, userID).Scan(&self, &others)
+	if err != nil {
+		return false, fmt.Errorf("count admins: %w", err)
+	}
+	return self == 1 && others == 0, nil
 }
 
 // administer is the change an action makes, in tx.

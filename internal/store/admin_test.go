@@ -385,3 +385,108 @@ func TestCopyCoversEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDeleteOwnAccountKeepsAnAdmin: an account deletes itself (the account
+// page), but the last enabled admin is refused and keeps everything; an
+// admin's own deletion is in the admin log, another account's is not.
+func TestDeleteOwnAccountKeepsAnAdmin(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	ctx := t.Context()
+	cli := push.AdminActor{Name: "command line"}
+	a, b, c := newUser(t, s, "a@example.com"), newUser(t, s, "b@example.com"), newUser(t, s, "c@example.com")
+	for _, id := range []int64{a.ID, b.ID} {
+		if _, err := s.Administer(ctx, cli, push.AdminPromote, id, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DeleteOwnAccount(ctx, c.ID, "192.0.2.3", t0); err != nil {
+		t.Fatalf("a non-admin deletes their account: %v", err)
+	}
+	if err := s.DeleteOwnAccount(ctx, a.ID, "192.0.2.1", t0); err != nil {
+		t.Fatalf("an admin deletes their account while another is left: %v", err)
+	}
+	err := s.DeleteOwnAccount(ctx, b.ID, "192.0.2.2", t0)
+	if push.ErrorCode(err) != push.CodeForbidden || !strings.Contains(err.Error(), MsgLastAdmin) {
+		t.Fatalf("the last enabled admin deletes their account: %v", err)
+	}
+	if got := reload(t, s, b.ID); !got.Admin || got.Disabled() {
+		t.Fatalf("the last admin after the refusal: %+v", got)
+	}
+	for _, id := range []int64{a.ID, c.ID} {
+		if _, err := s.UserByID(ctx, id); push.ErrorCode(err) != push.CodeNotFound {
+			t.Errorf("account %d after deleting itself: %v", id, err)
+		}
+	}
+	log, total, err := s.AdminLog(ctx, 0, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 3 || log[0].Action != push.AdminDelete || log[0].ActorID != a.ID || log[0].TargetID != a.ID ||
+		log[0].Target != a.Email || log[0].IP != "192.0.2.1" {
+		t.Fatalf("admin log: %d entries, newest %+v; want the two promotions and a's deletion", total, log[0])
+	}
+
+	// A disabled admin is no admin the instance can count on: deleting
+	// the last enabled one stays refused with it there, and it may go.
+	d := newUser(t, s, "d@example.com")
+	for _, act := range []push.AdminAction{push.AdminPromote, push.AdminDisable} {
+		if _, err := s.Administer(ctx, cli, act, d.ID, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DeleteOwnAccount(ctx, b.ID, "192.0.2.2", t0); push.ErrorCode(err) != push.CodeForbidden {
+		t.Fatalf("the last enabled admin, with a disabled one left: %v", err)
+	}
+	if err := s.DeleteOwnAccount(ctx, d.ID, "", t0); err != nil {
+		t.Fatalf("a disabled admin's account: %v", err)
+	}
+}
+
+// TestAdminsDeletingThemselves: the only two enabled admins delete their
+// own accounts at the same moment, over and over, on two handles of one
+// database: exactly one of each pair is deleted, so the instance always
+// keeps an enabled admin.
+func TestAdminsDeletingThemselves(t *testing.T) {
+	t.Parallel()
+	url := testdb.URL(t)
+	stores := []*Store{openTestStore(t, url), openTestStore(t, url)}
+	ctx := t.Context()
+	s := stores[0]
+	cli := push.AdminActor{Name: "command line"}
+	for round := range 10 {
+		pair := []*push.User{newUser(t, s, fmt.Sprintf("a%d@example.com", round)), newUser(t, s, fmt.Sprintf("b%d@example.com", round))}
+		for _, u := range pair {
+			if _, err := s.Administer(ctx, cli, push.AdminPromote, u.ID, t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i, u := range pair {
+			wg.Go(func() { errs[i] = stores[i].DeleteOwnAccount(ctx, u.ID, "192.0.2.1", t0) })
+		}
+		wg.Wait()
+		var survivor *push.User
+		for i, err := range errs {
+			switch {
+			case err == nil:
+			case push.ErrorCode(err) == push.CodeForbidden:
+				survivor = pair[i]
+			default:
+				t.Fatal(err)
+			}
+		}
+		if survivor == nil || errs[0] == nil == (errs[1] == nil) {
+			t.Fatalf("round %d: both admins deleted or refused (%v)", round, errs)
+		}
+		if got := reload(t, s, survivor.ID); !got.Admin || got.Disabled() {
+			t.Fatalf("round %d: the refused admin is %+v", round, got)
+		}
+		// The command line may delete the last admin; the next round
+		// starts without one.
+		if _, err := s.Administer(ctx, cli, push.AdminDelete, survivor.ID, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"hush/internal/i18n"
 	"hush/internal/push"
+	"hush/internal/service"
 )
 
 // accountView is what edit.html shows.
@@ -156,7 +157,9 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 
 // deleteAccount serves POST /users/delete: the account, its tokens,
 // sessions, pushes and their audit logs are deleted, once confirmed (the
-// confirmation page asks for the password again).
+// confirmation page asks for the password again). The only enabled admin
+// is refused, before the question and again when the account is deleted
+// (docs/decisions.md, D41).
 func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request) error {
 	u := s.requireUser(w, r)
 	if u == nil {
@@ -165,11 +168,19 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
+	last, err := s.svc.LastAdmin(r.Context(), u)
+	if err != nil {
+		return err
+	}
+	if last {
+		s.formAgain(w, r, push.Errorf(push.CodeForbidden, "%s", service.MsgLastAdmin), "edit.html", "account.title", s.accountView(u))
+		return nil
+	}
 	loc := s.localizer(r) // the account's language, before its session ends
 	if !s.confirmed(w, r, s.question(r, "account-delete"), "/users/edit", true) {
 		return nil
 	}
-	err := s.svc.DeleteAccount(r.Context(), u, r.PostForm.Get("current_password"), s.meta(r))
+	err = s.svc.DeleteAccount(r.Context(), u, r.PostForm.Get("current_password"), s.meta(r))
 	if s.accountError(w, r, u, err, "account.msg.not_deleted", "delete_password") {
 		return nil
 	}

@@ -48,6 +48,7 @@ var serviceMessages = map[string]string{
 	service.MsgSignIn:            "account.msg.sign_in",
 	service.MsgNotDeletable:      "message.not_deletable",
 	service.MsgNotYourOwn:        "admin.not_your_own",
+	service.MsgLastAdmin:         "account.msg.last_admin",
 	msgReceiptsOff:               "account.msg.receipts_off",
 	msgHookTurnedOff:             "webhooks.msg.turned_off",
 	msgHookWaiting:               "webhooks.msg.waiting",

@@ -3,12 +3,14 @@ package web
 import (
 	"context"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
 	"hush/internal/push"
+	"hush/internal/service"
 )
 
 // promote makes an account an admin, as `hush user promote` does.
@@ -215,5 +217,47 @@ func TestAdminSelfAndLastAdmin(t *testing.T) {
 	}
 	if h.user("b@example.com").Disabled() {
 		t.Fatal("a cross-site form disabled an account")
+	}
+}
+
+// TestLastAdminKeepsTheirAccount: the only enabled admin cannot delete
+// their account on the account page — refused before the question and when
+// confirmed with the right password — while an admin with another one left
+// can, and that deletion is in the admin log.
+func TestLastAdminKeepsTheirAccount(t *testing.T) {
+	h := newHarness(t, nil)
+	a := h.signUp("admin@example.com", "password one")
+	admin := h.promote("admin@example.com")
+	tok := h.create(admin, fields{"payload": "kept"})
+	msg := html.EscapeString(service.MsgLastAdmin)
+	for _, form := range []url.Values{{"current_password": {"password one"}}, {"current_password": {"password one"}, "confirm": {"yes"}}} {
+		r := a.post("/users/delete", form)
+		r.expect(t, http.StatusForbidden)
+		r.has(t, msg)
+		r.lacks(t, "Your account has been deleted")
+	}
+	if got := h.user("admin@example.com"); !got.Admin || got.Disabled() {
+		t.Fatalf("the last admin after the refusals: %+v", got)
+	}
+	if _, err := h.svc.Lookup(context.Background(), tok); err != nil {
+		t.Fatalf("the last admin's push after the refusals: %v", err)
+	}
+	a.get("/dashboard").expect(t, http.StatusOK)
+
+	b := h.signUp("b@example.com", "password one")
+	h.promote("b@example.com")
+	del := a.post("/users/delete", url.Values{"current_password": {"password one"}, "confirm": {"yes"}})
+	del.expect(t, http.StatusOK)
+	del.has(t, "Your account has been deleted")
+	log, _, err := h.svc.AdminLog(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := log[0]; e.Action != push.AdminDelete || e.ActorID != admin.ID || e.TargetID != admin.ID || e.Target != "admin@example.com" {
+		t.Fatalf("the newest admin log entry is %+v, want the admin's deletion of their account", e)
+	}
+	b.post("/users/delete", url.Values{"current_password": {"password one"}, "confirm": {"yes"}}).expect(t, http.StatusForbidden)
+	if got := h.user("b@example.com"); !got.Admin {
+		t.Fatalf("the admin left: %+v", got)
 	}
 }

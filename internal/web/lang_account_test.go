@@ -197,6 +197,7 @@ func TestRefusalPagesTranslated(t *testing.T) {
 		{&push.Error{Code: push.CodeUnauthenticated, Message: service.MsgSignIn}, de.T("account.msg.sign_in", nil)},
 		{&push.Error{Code: push.CodeForbidden, Message: service.MsgNotDeletable}, de.T("message.not_deletable", nil)},
 		{&push.Error{Code: push.CodeForbidden, Message: service.MsgNotYourOwn}, de.T("admin.not_your_own", nil)},
+		{&push.Error{Code: push.CodeForbidden, Message: service.MsgLastAdmin}, de.T("account.msg.last_admin", nil)},
 		{&push.Error{Code: push.CodeBadRequest, Message: "a message no catalog has"}, "a message no catalog has"},
 	} {
 		w := httptest.NewRecorder()
