@@ -5,11 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"strings"
 	"text/tabwriter"
 
+	"hush/internal/config"
 	"hush/internal/push"
+	"hush/internal/secure"
 	"hush/internal/service"
+	"hush/internal/store"
 )
 
 // The account administration verbs: hush user list, and the admin actions
@@ -81,6 +85,9 @@ func (e *env) userAction(ctx context.Context, name string, action push.AdminActi
 	}
 	defer st.Close()
 	svc := accountService(st, cfg)
+	if action == push.AdminDelete {
+		svc = e.deletingService(ctx, st, cfg)
+	}
 	u, err := userNamed(ctx, svc, email)
 	if err != nil {
 		return err
@@ -90,6 +97,23 @@ func (e *env) userAction(ctx context.Context, name string, action push.AdminActi
 	}
 	fmt.Fprintf(e.stdout, userActionDone[action]+"\n", u.Email)
 	return nil
+}
+
+// deletingService is accountService with the file store, so that deleting
+// an account deletes its files from it at once. When the file store cannot
+// be opened the account is deleted all the same, and its files, which no
+// row names once it is gone, are left to the orphan scan of a running
+// serve (docs/decisions.md, D14).
+func (e *env) deletingService(ctx context.Context, st *store.Store, cfg *config.Config) *service.Service {
+	log := newLogger(e.stderr, cfg.LogFormat, slog.LevelWarn)
+	files, err := openFileStore(ctx, cfg, log)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "hush: the file store cannot be opened (%v): the account's files are left to a running "+
+			"hush serve, which deletes them within two hours\n", err)
+		files = nil
+	}
+	return service.New(service.Deps{Store: st, Argon: secure.DefaultArgon(), Files: files, Log: log},
+		service.Limits{Settings: cfg.Push})
 }
 
 // userList serves hush user list [--query Q]: every account (whose email

@@ -1,9 +1,13 @@
 package app
 
 import (
+	"bytes"
 	"fmt"
+	"io/fs"
+	"mime/multipart"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -27,6 +31,22 @@ func userID(t *testing.T, env map[string]string, email string) string {
 	}
 	t.Fatalf("%s not in the list:\n%s", email, out)
 	return ""
+}
+
+// blobCount is the number of files in the data directory's file store.
+func blobCount(t *testing.T, env map[string]string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(filepath.Join(env["HUSH_DATA_DIR"], "files"), func(_ string, e fs.DirEntry, err error) error {
+		if err == nil && e.Type().IsRegular() {
+			n++
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // apiStatus is the status of an API call with the token.
@@ -62,6 +82,18 @@ func TestAdminEndToEnd(t *testing.T) {
 		t.Fatalf("bob's token: %d", s)
 	}
 	bobID := userID(t, env, "bob@example.com")
+	var upload bytes.Buffer
+	mw := multipart.NewWriter(&upload)
+	mw.WriteField("push[payload]", "the file")
+	fw, _ := mw.CreateFormFile("push[files][]", "bob.txt")
+	fw.Write([]byte("bob's file"))
+	mw.Close()
+	if r := bob.do("POST", "/api/v2/pushes", &upload, "Content-Type", mw.FormDataContentType(), "Authorization", "Bearer "+bobToken); r.status != http.StatusCreated {
+		t.Fatalf("bob's file push: %d %s", r.status, r.body)
+	}
+	if n := blobCount(t, env); n != 1 {
+		t.Fatalf("%d blobs in the file store, want bob's file", n)
+	}
 
 	// bob is no admin: every admin route, GET and POST, is refused.
 	for _, p := range []string{"/admin", "/admin/users", "/admin/users/" + bobID, "/admin/log"} {
@@ -143,6 +175,9 @@ func TestAdminEndToEnd(t *testing.T) {
 	}
 	if code, out, _ := run(t, env, "", "user", "list"); code != 0 || strings.Contains(out, "bob@") {
 		t.Errorf("bob listed after delete:\n%s", out)
+	}
+	if n := blobCount(t, env); n != 0 {
+		t.Errorf("%d blobs in the file store after bob was deleted, want none", n)
 	}
 
 	// The admin log names who did what to whom.

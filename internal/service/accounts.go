@@ -233,7 +233,12 @@ func (s *Service) DeleteAccount(ctx context.Context, u *push.User, password stri
 	if err := s.checkPassword(ctx, u, password, m); err != nil {
 		return err
 	}
-	return s.store.DeleteOwnAccount(ctx, u.ID, m.IP, s.Now())
+	blobs, err := s.store.DeleteOwnAccount(ctx, u.ID, m.IP, s.Now())
+	if err != nil {
+		return err
+	}
+	s.deleteBlobs(ctx, blobs)
+	return nil
 }
 
 // LastAdmin reports whether u is the only enabled admin, whose own account

@@ -42,7 +42,12 @@ func (s *Service) Administer(ctx context.Context, actor push.AdminActor, action 
 	if action == push.AdminSendReset {
 		return "", push.Errorf(push.CodeBadRequest, "a password reset is sent by AdminSendReset")
 	}
-	return s.store.Administer(ctx, actor, action, targetID, s.Now())
+	r, err := s.store.Administer(ctx, actor, action, targetID, s.Now())
+	if err != nil {
+		return "", err
+	}
+	s.deleteBlobs(ctx, r.Blobs)
+	return r.Target, nil
 }
 
 // AdminSendReset emails the account targetID a password reset link naming
@@ -58,11 +63,11 @@ func (s *Service) AdminSendReset(ctx context.Context, actor push.AdminActor, tar
 	if actor.ID != 0 && actor.ID == targetID {
 		return "", push.Errorf(push.CodeForbidden, "%s", MsgNotYourOwn)
 	}
-	email, err := s.store.Administer(ctx, actor, push.AdminSendReset, targetID, s.Now())
+	r, err := s.store.Administer(ctx, actor, push.AdminSendReset, targetID, s.Now())
 	if err != nil {
 		return "", err
 	}
-	return email, s.requestByAddress(ctx, kindReset, email, origin, push.Meta{IP: actor.IP})
+	return r.Target, s.requestByAddress(ctx, kindReset, r.Target, origin, push.Meta{IP: actor.IP})
 }
 
 // UserByID finds an account; CodeNotFound when there is none.

@@ -98,3 +98,33 @@ func (s *Service) sweepOrphans(ctx context.Context, now time.Time) (int, error) 
 	})
 	return n, err
 }
+
+// deleteBlobs deletes from the file store the blobs of a deleted account's
+// files, right after the transaction that deleted their rows, and their
+// keys with them, within 30 seconds in all. A blob that is not deleted then
+// (a crash, a failing store) is named by no row, so nothing serves it, and
+// the orphan scan of a running serve deletes it within two hours
+// (docs/decisions.md, D14).
+func (s *Service) deleteBlobs(ctx context.Context, blobs []string) {
+	if s.files == nil || len(blobs) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	var (
+		left  int
+		first error
+	)
+	for _, id := range blobs {
+		if err := s.files.Delete(ctx, id); err != nil {
+			if left == 0 {
+				first = err
+			}
+			left++
+		}
+	}
+	if left > 0 {
+		s.log.Warn("could not delete the files of a deleted account; the orphan scan of hush serve deletes them within two hours",
+			"files", left, "err", first)
+	}
+}

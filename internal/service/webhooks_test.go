@@ -508,7 +508,7 @@ func TestWebhooksGoWithTheAccount(t *testing.T) {
 	addHook(t, s, admin, r, true, "*")
 	create(t, s, owner, push.CreateRequest{Payload: "x"})
 	deliverAll(t, s)
-	if err := st.DeleteUser(ctx, owner.ID); err != nil {
+	if _, err := st.DeleteUser(ctx, owner.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.Webhook(ctx, w.ID); push.ErrorCode(err) != push.CodeNotFound {

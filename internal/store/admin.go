@@ -14,43 +14,50 @@ import (
 // errNotAdmin refuses an action whose actor is no longer an enabled admin.
 var errNotAdmin = push.Errorf(push.CodeForbidden, "Only administrators may do this.")
 
+// AdminResult is what an admin action did.
+type AdminResult struct {
+	Target string   // the account's email
+	Blobs  []string // AdminDelete: the blob ids of the account's files, for the caller to delete from the file store
+}
+
 // Administer performs an admin action on the account targetID and writes
 // its line of the admin log, in one transaction: an action that happened is
 // logged, and a logged action happened. Admin actions are serialized by a
 // lock row, and a web actor (ID ≠ 0) must still be an enabled admin when
 // the action runs, so two admins acting on each other at once cannot both
 // succeed, and an admin disabled a moment ago acts no more. It returns the
-// target's email; push.CodeNotFound when there is no such account.
-func (s *Store) Administer(ctx context.Context, actor push.AdminActor, action push.AdminAction, targetID int64, now time.Time) (string, error) {
-	return write(ctx, s, func(tx *Tx) (string, error) {
+// target's email and, for AdminDelete, the blob ids of its files;
+// push.CodeNotFound when there is no such account.
+func (s *Store) Administer(ctx context.Context, actor push.AdminActor, action push.AdminAction, targetID int64, now time.Time) (AdminResult, error) {
+	return write(ctx, s, func(tx *Tx) (AdminResult, error) {
 		if err := lockAdminActions(ctx, tx); err != nil {
-			return "", err
+			return AdminResult{}, err
 		}
 		if actor.ID != 0 {
 			var one int
 			err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE id = $1 AND admin = 1 AND disabled_at IS NULL`, actor.ID).Scan(&one)
 			if errors.Is(err, sql.ErrNoRows) {
-				return "", errNotAdmin
+				return AdminResult{}, errNotAdmin
 			}
 			if err != nil {
-				return "", fmt.Errorf("check admin: %w", err)
+				return AdminResult{}, fmt.Errorf("check admin: %w", err)
 			}
 		}
-		var target string
-		err := tx.QueryRowContext(ctx, `SELECT email FROM users WHERE id = $1`, targetID).Scan(&target)
+		r := AdminResult{}
+		err := tx.QueryRowContext(ctx, `SELECT email FROM users WHERE id = $1`, targetID).Scan(&r.Target)
 		if errors.Is(err, sql.ErrNoRows) {
-			return "", push.Errorf(push.CodeNotFound, "no such user")
+			return AdminResult{}, push.Errorf(push.CodeNotFound, "no such user")
 		}
 		if err != nil {
-			return "", fmt.Errorf("load user: %w", err)
+			return AdminResult{}, fmt.Errorf("load user: %w", err)
 		}
-		if err := administer(ctx, tx, action, targetID, now); err != nil {
-			return "", err
+		if r.Blobs, err = administer(ctx, tx, action, targetID, now); err != nil {
+			return AdminResult{}, err
 		}
-		if err := writeAdminLog(ctx, tx, actor, action, targetID, target, now); err != nil {
-			return "", err
+		if err := writeAdminLog(ctx, tx, actor, action, targetID, r.Target, now); err != nil {
+			return AdminResult{}, err
 		}
-		return target, nil
+		return r, nil
 	})
 }
 
@@ -89,11 +96,12 @@ const MsgLastAdmin = "You are the only administrator: make another account an ad
 // deletion is written to the admin log, with the admin as actor and target
 // and ip as the client address, in the same transaction: so the pages never
 // leave the instance without an enabled admin, and of two admins deleting
-// themselves at once when only they are left, one is refused.
-func (s *Store) DeleteOwnAccount(ctx context.Context, userID int64, ip string, now time.Time) error {
-	_, err := write(ctx, s, func(tx *Tx) (none, error) {
+// themselves at once when only they are left, one is refused. It returns
+// the blob ids of the account's files, as DeleteUser does.
+func (s *Store) DeleteOwnAccount(ctx context.Context, userID int64, ip string, now time.Time) ([]string, error) {
+	return write(ctx, s, func(tx *Tx) ([]string, error) {
 		if err := lockAdminActions(ctx, tx); err != nil {
-			return none{}, err
+			return nil, err
 		}
 		var (
 			email    string
@@ -103,27 +111,26 @@ func (s *Store) DeleteOwnAccount(ctx context.Context, userID int64, ip string, n
 		err := tx.QueryRowContext(ctx, `SELECT email, admin, disabled_at FROM users WHERE id = $1`,
 			userID).Scan(&email, &admin, &disabled)
 		if errors.Is(err, sql.ErrNoRows) {
-			return none{}, push.Errorf(push.CodeNotFound, "no such user")
+			return nil, push.Errorf(push.CodeNotFound, "no such user")
 		}
 		if err != nil {
-			return none{}, fmt.Errorf("load user: %w", err)
+			return nil, fmt.Errorf("load user: %w", err)
 		}
 		if admin == 1 && !disabled.Valid {
 			last, err := lastEnabledAdmin(ctx, tx, userID)
 			if err != nil {
-				return none{}, err
+				return nil, err
 			}
 			if last {
-				return none{}, push.Errorf(push.CodeForbidden, "%s", MsgLastAdmin)
+				return nil, push.Errorf(push.CodeForbidden, "%s", MsgLastAdmin)
 			}
 			actor := push.AdminActor{ID: userID, Name: email, IP: ip}
 			if err := writeAdminLog(ctx, tx, actor, push.AdminDelete, userID, email, now); err != nil {
-				return none{}, err
+				return nil, err
 			}
 		}
-		return none{}, deleteUser(ctx, tx, userID)
+		return deleteUser(ctx, tx, userID)
 	})
-	return err
 }
 
 // LastEnabledAdmin reports whether the account userID is an enabled admin
@@ -143,8 +150,9 @@ func lastEnabledAdmin(ctx context.Context, q rowQuerier, userID int64) (bool, er
 	return self == 1 && others == 0, nil
 }
 
-// administer is the change an action makes, in tx.
-func administer(ctx context.Context, tx *Tx, action push.AdminAction, id int64, now time.Time) error {
+// administer is the change an action makes, in tx; for AdminDelete, it
+// returns the blob ids of the account's files.
+func administer(ctx context.Context, tx *Tx, action push.AdminAction, id int64, now time.Time) ([]string, error) {
 	var q string
 	switch action {
 	case push.AdminDisable:
@@ -161,28 +169,28 @@ func administer(ctx context.Context, tx *Tx, action push.AdminAction, id int64, 
 		q = `UPDATE users SET admin = 0, updated_at = $1 WHERE id = $2`
 	case push.AdminRevokeToken:
 		_, err := tx.ExecContext(ctx, `DELETE FROM api_tokens WHERE user_id = $1`, id)
-		return err
+		return nil, err
 	case push.AdminResetTwoFactor:
-		return disableTwoFactor(ctx, tx, id, now)
+		return nil, disableTwoFactor(ctx, tx, id, now)
 	case push.AdminDelete:
 		return deleteUser(ctx, tx, id)
 	case push.AdminSendReset:
-		return nil // the service queues the message once this is logged
+		return nil, nil // the service queues the message once this is logged
 
 	default:
-		return push.Errorf(push.CodeBadRequest, "unknown admin action %q", action)
+		return nil, push.Errorf(push.CodeBadRequest, "unknown admin action %q", action)
 	}
 	args := []any{ms(now), id}
 	if strings.Contains(q, "$3") {
 		args = append(args, newEpoch())
 	}
 	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-		return fmt.Errorf("%s: %w", action, err)
+		return nil, fmt.Errorf("%s: %w", action, err)
 	}
 	if action == push.AdminDisable || action == push.AdminRevokeSessions {
-		return deleteSessionsOf(ctx, tx, id)
+		return nil, deleteSessionsOf(ctx, tx, id)
 	}
-	return nil
+	return nil, nil
 }
 
 // AdminLog returns the admin log's entries, newest first, from offset, at

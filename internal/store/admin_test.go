@@ -50,8 +50,8 @@ func TestAdminActions(t *testing.T) {
 	}
 
 	at := t0.Add(time.Minute)
-	if email, err := s.Administer(ctx, web, push.AdminDisable, target.ID, at); err != nil || email != target.Email {
-		t.Fatalf("disable: %q, %v", email, err)
+	if r, err := s.Administer(ctx, web, push.AdminDisable, target.ID, at); err != nil || r.Target != target.Email {
+		t.Fatalf("disable: %+v, %v", r, err)
 	}
 	u := reload(t, s, target.ID)
 	if !u.Disabled() || !u.DisabledAt.Equal(at) || u.AuthEpoch == target.AuthEpoch {
@@ -400,13 +400,13 @@ func TestDeleteOwnAccountKeepsAnAdmin(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.DeleteOwnAccount(ctx, c.ID, "192.0.2.3", t0); err != nil {
+	if _, err := s.DeleteOwnAccount(ctx, c.ID, "192.0.2.3", t0); err != nil {
 		t.Fatalf("a non-admin deletes their account: %v", err)
 	}
-	if err := s.DeleteOwnAccount(ctx, a.ID, "192.0.2.1", t0); err != nil {
+	if _, err := s.DeleteOwnAccount(ctx, a.ID, "192.0.2.1", t0); err != nil {
 		t.Fatalf("an admin deletes their account while another is left: %v", err)
 	}
-	err := s.DeleteOwnAccount(ctx, b.ID, "192.0.2.2", t0)
+	_, err := s.DeleteOwnAccount(ctx, b.ID, "192.0.2.2", t0)
 	if push.ErrorCode(err) != push.CodeForbidden || !strings.Contains(err.Error(), MsgLastAdmin) {
 		t.Fatalf("the last enabled admin deletes their account: %v", err)
 	}
@@ -435,10 +435,10 @@ func TestDeleteOwnAccountKeepsAnAdmin(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.DeleteOwnAccount(ctx, b.ID, "192.0.2.2", t0); push.ErrorCode(err) != push.CodeForbidden {
+	if _, err := s.DeleteOwnAccount(ctx, b.ID, "192.0.2.2", t0); push.ErrorCode(err) != push.CodeForbidden {
 		t.Fatalf("the last enabled admin, with a disabled one left: %v", err)
 	}
-	if err := s.DeleteOwnAccount(ctx, d.ID, "", t0); err != nil {
+	if _, err := s.DeleteOwnAccount(ctx, d.ID, "", t0); err != nil {
 		t.Fatalf("a disabled admin's account: %v", err)
 	}
 }
@@ -464,7 +464,7 @@ func TestAdminsDeletingThemselves(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
 		for i, u := range pair {
-			wg.Go(func() { errs[i] = stores[i].DeleteOwnAccount(ctx, u.ID, "192.0.2.1", t0) })
+			wg.Go(func() { _, errs[i] = stores[i].DeleteOwnAccount(ctx, u.ID, "192.0.2.1", t0) })
 		}
 		wg.Wait()
 		var survivor *push.User

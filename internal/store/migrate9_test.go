@@ -112,7 +112,7 @@ func TestMigration9KeepsDataAndReferences(t *testing.T) {
 		if err := s.LogEvent(ctx, 11, ev(push.EventOwnerView, t0)); err != nil {
 			t.Fatalf("LogEvent after migration: %v", err)
 		}
-		if err := s.DeleteUser(ctx, 2); err != nil {
+		if _, err := s.DeleteUser(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
 		if n := countRows(t, s, `SELECT COUNT(*) FROM audit_logs WHERE push_id = 11`); n != 0 {

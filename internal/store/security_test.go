@@ -18,7 +18,7 @@ func TestIDsNeverReused(t *testing.T) {
 	ctx := t.Context()
 	a := mustUser(t, s, "a@example.com")
 	b := mustUser(t, s, "b@example.com")
-	if err := s.DeleteUser(ctx, b.ID); err != nil {
+	if _, err := s.DeleteUser(ctx, b.ID); err != nil {
 		t.Fatal(err)
 	}
 	c := mustUser(t, s, "c@example.com")
@@ -109,7 +109,7 @@ func TestSessionsEndWithTheirAccount(t *testing.T) {
 	}
 
 	commit("s4", u.ID)
-	if err := s.DeleteUser(ctx, u.ID); err != nil {
+	if _, err := s.DeleteUser(ctx, u.ID); err != nil {
 		t.Fatal(err)
 	}
 	if found("s4") {

@@ -69,15 +69,20 @@ func deleteSessionsOf(ctx context.Context, tx *Tx, userID int64) error {
 }
 
 // DeleteUser removes an account. Its API tokens, its web sessions, its
-// pushes and their audit logs and files go with it (ON DELETE CASCADE;
-// foreign keys are on for SQLite). The id is never given to another account.
-func (s *Store) DeleteUser(ctx context.Context, userID int64) error {
-	_, err := write(ctx, s, func(tx *Tx) (none, error) { return none{}, deleteUser(ctx, tx, userID) })
-	return err
+// pushes and their audit logs and file rows go with it (ON DELETE CASCADE;
+// foreign keys are on for SQLite). The id is never given to another
+// account. It returns the blob ids of the files it deleted, for the caller
+// to delete from the file store: their keys went with the rows.
+func (s *Store) DeleteUser(ctx context.Context, userID int64) ([]string, error) {
+	return write(ctx, s, func(tx *Tx) ([]string, error) { return deleteUser(ctx, tx, userID) })
 }
 
 // deleteUser is DeleteUser in tx.
-func deleteUser(ctx context.Context, tx *Tx, userID int64) error {
+func deleteUser(ctx context.Context, tx *Tx, userID int64) ([]string, error) {
+	blobs, err := userBlobs(ctx, tx, userID)
+	if err != nil {
+		return nil, err
+	}
 	// Explicit deletes keep this right even where cascades are off.
 	for _, q := range []string{
 		`DELETE FROM audit_logs WHERE push_id IN (SELECT id FROM pushes WHERE user_id = $1)`,
@@ -89,17 +94,36 @@ func deleteUser(ctx context.Context, tx *Tx, userID int64) error {
 		`DELETE FROM user_identities WHERE user_id = $1`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, userID); err != nil {
-			return fmt.Errorf("delete user data: %w", err)
+			return nil, fmt.Errorf("delete user data: %w", err)
 		}
 	}
 	n, err := rowsAffected(tx.ExecContext(ctx, `DELETE FROM users WHERE id = $1`, userID))
 	if err != nil {
-		return fmt.Errorf("delete user: %w", err)
+		return nil, fmt.Errorf("delete user: %w", err)
 	}
 	if n == 0 {
-		return push.Errorf(push.CodeNotFound, "no such user")
+		return nil, push.Errorf(push.CodeNotFound, "no such user")
 	}
-	return nil
+	return blobs, nil
+}
+
+// userBlobs returns the blob ids of the files of userID's pushes, in tx.
+func userBlobs(ctx context.Context, tx *Tx, userID int64) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT blob_id FROM push_files
+		WHERE push_id IN (SELECT id FROM pushes WHERE user_id = $1) ORDER BY id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("list user files: %w", err)
+	}
+	defer rows.Close()
+	var blobs []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("list user files: %w", err)
+		}
+		blobs = append(blobs, id)
+	}
+	return blobs, rows.Err()
 }
 
 // TokenCreated returns when the user's API token was made; zero when the

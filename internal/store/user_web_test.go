@@ -64,7 +64,7 @@ func TestDeleteUserDeletesPushes(t *testing.T) {
 	if got, err := s.UserByID(ctx, u.ID); err != nil || got.PasswordHash != "h2" {
 		t.Fatalf("UserByID = %+v, %v", got, err)
 	}
-	if err := s.DeleteUser(ctx, u.ID); err != nil {
+	if _, err := s.DeleteUser(ctx, u.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.PushByKey(ctx, "tok1"); push.ErrorCode(err) != push.CodeNotFound {
@@ -80,7 +80,7 @@ func TestDeleteUserDeletesPushes(t *testing.T) {
 	if _, err := s.UserByID(ctx, u.ID); push.ErrorCode(err) != push.CodeNotFound {
 		t.Errorf("UserByID after delete: %v", err)
 	}
-	if err := s.DeleteUser(ctx, u.ID); push.ErrorCode(err) != push.CodeNotFound {
+	if _, err := s.DeleteUser(ctx, u.ID); push.ErrorCode(err) != push.CodeNotFound {
 		t.Errorf("second DeleteUser: %v", err)
 	}
 }
