@@ -78,7 +78,8 @@ type importer struct {
 	st       *store.Store
 	svc      *service.Service
 	now      time.Time
-	users    map[int64]int64 // Password Pusher's user id → Hush's
+	users    map[int64]int64 // Password Pusher's user id → the Hush account an import made for it
+	taken    map[int64]bool  // Password Pusher's user ids whose address an account no import made for them holds
 	sum      importSummary
 	progress *progressLine
 }
@@ -87,7 +88,8 @@ type importer struct {
 // line for bad input: an unreadable source, a key that is malformed or does
 // not decrypt, a database that holds what no import put there.
 func (e *env) newImporter(ctx context.Context, cfg *config.Config, o importOptions) (*importer, error) {
-	im := &importer{e: e, opts: o, now: time.Now().UTC(), users: map[int64]int64{}, progress: newProgressLine(e.stderr)}
+	im := &importer{e: e, opts: o, now: time.Now().UTC(), users: map[int64]int64{}, taken: map[int64]bool{},
+		progress: newProgressLine(e.stderr)}
 	var err error
 	if im.src, err = pwpush.Open(ctx, o.from); err != nil {
 		return nil, err
@@ -261,12 +263,17 @@ func (im *importer) importUsers(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		got, err := im.svc.ImportUser(ctx, service.ImportUser{Email: u.Email, PasswordHash: u.EncryptedPassword,
+		got, err := im.svc.ImportUser(ctx, service.ImportUser{SourceID: u.ID, Email: u.Email, PasswordHash: u.EncryptedPassword,
 			APIToken: u.AuthenticationToken, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt})
 		if err != nil {
 			return fmt.Errorf("user %d: %w", u.ID, err)
 		}
-		im.users[u.ID] = got.ID
+		if got.Taken {
+			// Someone else's account: this user's pushes are left behind.
+			im.taken[u.ID] = true
+		} else {
+			im.users[u.ID] = got.ID
+		}
 		im.sum.addUser(u, got)
 		im.progress.user()
 	}
@@ -304,6 +311,9 @@ func (im *importer) importPush(ctx context.Context, p pwpush.Push) error {
 		im.sum.skippedExpired++
 		return nil
 	}
+	if im.taken[p.UserID] {
+		return im.leaveBehind(ctx, p)
+	}
 	in, err := im.pushInput(ctx, p, live)
 	if err != nil {
 		return im.fail(p.ID, err)
@@ -319,6 +329,24 @@ func (im *importer) importPush(ctx context.Context, p pwpush.Push) error {
 		return nil
 	}
 	im.sum.addPush(live, in, p)
+	return nil
+}
+
+// leaveBehind does not import p, whose owner's address is held by a Hush
+// account no import made for that owner: the account must not get the
+// push. A push an earlier run imported is counted as there.
+func (im *importer) leaveBehind(ctx context.Context, p pwpush.Push) error {
+	there, err := im.svc.ImportedAlready(ctx, p.URLToken)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return im.fail(p.ID, err)
+	case there:
+		im.sum.pushesThere++
+	default:
+		im.sum.leaveBehind(p.UserID)
+	}
 	return nil
 }
 

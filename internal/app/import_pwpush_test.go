@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"io/fs"
 	"maps"
@@ -457,5 +458,112 @@ func TestImportProgressLine(t *testing.T) {
 		if got := byteSize(n); got != want {
 			t.Errorf("byteSize(%d) = %q", n, got)
 		}
+	}
+}
+
+// A user who joins Password Pusher after an import, at an address someone
+// else took in Hush meanwhile (web sign-up, hush user create), gets no
+// pushes in Hush on a later run: they are left behind with a warning that
+// names the address, and the account holding it gets nothing. The users an
+// import made still get their new pushes, also after migrate-data moved
+// the database.
+func TestImportPwpushAddressTakenMeanwhile(t *testing.T) {
+	d := newPwpushDeployment(t, pwpushtest.SQLite, "current", nil)
+	env := importEnv(t, d)
+	if code, out, errOut := run(t, env, "", "import-pwpush", "--from", d.dsn, "--pwpush-storage", d.root); code != 0 {
+		t.Fatalf("first run: %d\n%s\n%s", code, out, errOut)
+	}
+
+	// In Password Pusher: two new users with a push each, and a new push
+	// of alice's.
+	d.addUser(t, 4, "victim@corp.example")
+	d.addUser(t, 5, "other@corp.example")
+	victims := []oldPush{d.addPush(t, 100, "victims-own-push-1", 4), d.addPush(t, 101, "others-own-push-1", 5)}
+	mine := d.addPush(t, 102, "alices-new-push-1", 1)
+	// In Hush: someone signs up with the first address, an operator
+	// creates an account with the second.
+	srv := startServe(t, env)
+	newPeer(t, srv.url, 3).signUp("Victim@corp.example", "squatter password 1")
+	if code, _, errOut := run(t, env, "", "user", "create", "--email", "other@corp.example", "--password", "other password 1"); code != 0 {
+		t.Fatalf("user create: %d %s", code, errOut)
+	}
+
+	for round := range 2 {
+		code, out, errOut := run(t, env, "", "import-pwpush", "--from", d.dsn, "--pwpush-storage", d.root)
+		t.Logf("run %d:\n%s", round+2, out)
+		alices := "1 imported (1 live, 0 expired), 8 already there"
+		if round == 1 {
+			alices = "0 imported (0 live, 0 expired), 9 already there"
+		}
+		for _, want := range []string{
+			"users:  0 imported (0 with their API token), 3 already there (skipped), 2 whose addresses another Hush account holds",
+			"pushes: " + alices + " (skipped), 0 expired left behind (--skip-expired), 0 failed, 2 left behind",
+			"warning: victim@corp.example (Password Pusher user 4) belongs to a Hush account that no import made for that user: " +
+				"1 push of the user's left behind, so that account does not get it",
+			"warning: other@corp.example (Password Pusher user 5) belongs to a Hush account that no import made for that user: " +
+				"1 push of the user's left behind, so that account does not get it",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("run %d lacks %q:\n%s\n%s", round+2, want, out, errOut)
+			}
+		}
+		if code != 0 {
+			t.Fatalf("run %d: %d\n%s\n%s", round+2, code, out, errOut)
+		}
+	}
+	db := rawDB(t, env)
+	var taken int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM pushes WHERE user_id IN
+		(SELECT id FROM users WHERE email IN ('victim@corp.example', 'other@corp.example'))`).Scan(&taken); err != nil {
+		t.Fatal(err)
+	}
+	if taken != 0 {
+		t.Errorf("the accounts holding the addresses got %d pushes", taken)
+	}
+	for _, p := range victims {
+		if status, _ := call(t, "GET", srv.url+"/api/v2/pushes/"+p.token, nil); status != http.StatusNotFound {
+			t.Errorf("%s in Hush: %d", p.token, status)
+		}
+	}
+	alice := &client.Client{Base: srv.url, Token: d.user("alice@example.com").token}
+	if list, err := alice.List(context.Background(), false, 1); err != nil || !slices.ContainsFunc(list, func(p client.Push) bool {
+		return p.URLToken == mine.token
+	}) {
+		t.Errorf("alice's new push is not in her list: %+v, %v", list, err)
+	}
+	srv.stop(t)
+
+	// Moved by migrate-data (into SQLite, from either engine), the import
+	// still knows the accounts it made.
+	key, err := os.ReadFile(filepath.Join(env["HUSH_DATA_DIR"], "master.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := env["HUSH_DATABASE_URL"]
+	if from == "" {
+		from = "sqlite:" + filepath.Join(env["HUSH_DATA_DIR"], "hush.db")
+	}
+	dir := t.TempDir()
+	moved := map[string]string{"HUSH_DATA_DIR": dir, "HUSH_DATABASE_URL": "sqlite:" + filepath.Join(dir, "hush.db"),
+		"HUSH_MASTER_KEY": strings.TrimSpace(string(key))}
+	maps.Copy(moved, d.env)
+	if code, out, errOut := run(t, moved, "", "migrate-data", "--from", from, "--to", moved["HUSH_DATABASE_URL"]); code != 0 {
+		t.Fatalf("migrate-data: %d\n%s\n%s", code, out, errOut)
+	}
+	bobs := d.addPush(t, 103, "bobs-new-push-1", 2)
+	code, out, errOut := run(t, moved, "", "import-pwpush", "--from", d.dsn, "--pwpush-storage", d.root)
+	if code != 0 || !strings.Contains(out, "users:  0 imported (0 with their API token), 3 already there (skipped), 2 whose addresses") ||
+		!strings.Contains(out, "pushes: 1 imported (1 live, 0 expired), 9 already there (skipped)") {
+		t.Fatalf("after migrate-data: %d\n%s\n%s", code, out, errOut)
+	}
+	var owner string
+	movedDB, err := sql.Open("sqlite", filepath.Join(dir, "hush.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer movedDB.Close()
+	if err := movedDB.QueryRow(`SELECT u.email FROM pushes p JOIN users u ON u.id = p.user_id
+		WHERE p.id = (SELECT MAX(id) FROM pushes)`).Scan(&owner); err != nil || owner != "bob@example.com" {
+		t.Errorf("the owner of %s after migrate-data: %q, %v", bobs.token, owner, err)
 	}
 }

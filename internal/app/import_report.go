@@ -24,9 +24,25 @@ type importSummary struct {
 	files                                             int
 	bytes, pendingBytes                               int64
 	failures                                          []string
+
+	// taken are the users whose address is held by a Hush account no
+	// import made for them, in the order met, and leftBehind their pushes
+	// not imported for it, by user id.
+	taken      []takenUser
+	leftBehind map[int64]int
+}
+
+// takenUser is a Password Pusher user whose address another account holds.
+type takenUser struct {
+	id    int64
+	email string
 }
 
 func (s *importSummary) addUser(u pwpush.User, got service.ImportedUser) {
+	if got.Taken {
+		s.taken = append(s.taken, takenUser{u.ID, service.NormalizeEmail(u.Email)})
+		return
+	}
 	if !got.Created {
 		s.usersThere++
 		return
@@ -41,6 +57,15 @@ func (s *importSummary) addUser(u pwpush.User, got service.ImportedUser) {
 	if u.OTPRequired {
 		s.withOTP++
 	}
+}
+
+// leaveBehind counts a push of the user id left behind, as its address is
+// another account's.
+func (s *importSummary) leaveBehind(id int64) {
+	if s.leftBehind == nil {
+		s.leftBehind = map[int64]int{}
+	}
+	s.leftBehind[id]++
 }
 
 func (s *importSummary) addPush(live bool, in service.ImportPush, _ pwpush.Push) {
@@ -62,13 +87,26 @@ func (s *importSummary) print(w io.Writer, im *importer) {
 	if s.again {
 		fmt.Fprintln(w, "  (an earlier run filled this database: what it imported was skipped)")
 	}
-	fmt.Fprintf(w, "  users:  %d imported (%d with their API token), %d already there (skipped)\n",
+	fmt.Fprintf(w, "  users:  %d imported (%d with their API token), %d already there (skipped)",
 		s.usersNew, s.tokens, s.usersThere)
+	if len(s.taken) > 0 {
+		fmt.Fprintf(w, ", %s another Hush account holds (not imported, see the warnings)",
+			plural(len(s.taken), "whose address", "whose addresses"))
+	}
+	fmt.Fprintln(w)
+	leftBehind := 0
+	for _, n := range s.leftBehind {
+		leftBehind += n
+	}
 	if s.pushesLeft > 0 {
 		fmt.Fprintf(w, "  pushes: none imported: %d skipped, as %s\n", s.pushesLeft, im.noKeyWhy)
 	} else {
-		fmt.Fprintf(w, "  pushes: %d imported (%d live, %d expired), %d already there (skipped), %d expired left behind (--skip-expired), %d failed\n",
+		fmt.Fprintf(w, "  pushes: %d imported (%d live, %d expired), %d already there (skipped), %d expired left behind (--skip-expired), %d failed",
 			s.pushesLive+s.pushesExpired, s.pushesLive, s.pushesExpired, s.pushesThere, s.skippedExpired, len(s.failures))
+		if leftBehind > 0 {
+			fmt.Fprintf(w, ", %d left behind (their owner's address is another Hush account's)", leftBehind)
+		}
+		fmt.Fprintln(w)
 		fmt.Fprintf(w, "  audit log entries: %d imported", s.logs)
 		if s.logsLeftOut > 0 {
 			fmt.Fprintf(w, ", %d left out (edit and e-mail entries, which Hush does not keep)", s.logsLeftOut)
@@ -78,6 +116,20 @@ func (s *importSummary) print(w io.Writer, im *importer) {
 	}
 	for _, f := range s.failures {
 		fmt.Fprintf(w, "  failed: %s\n", f)
+	}
+	for _, u := range s.taken {
+		n := s.leftBehind[u.id]
+		fmt.Fprintf(w, "warning: %s (Password Pusher user %d) belongs to a Hush account that no import made for that user: ",
+			u.email, u.id)
+		switch {
+		case im.keys == nil:
+			fmt.Fprintln(w, "the user's pushes will be left behind, so that account does not get them")
+		case n == 0:
+			fmt.Fprintln(w, "the user has no push to leave behind")
+		default:
+			fmt.Fprintf(w, "%s left behind, so that account does not get %s\n", plural(n, "push of the user's", "pushes of the user's"),
+				pluralPronoun(n))
+		}
 	}
 	if s.noPassword > 0 {
 		fmt.Fprintf(w, "note: %s no password Hush can check: they use their API token, or an operator deletes and re-creates "+
@@ -98,6 +150,14 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// pluralPronoun is "it" for 1, "them" otherwise.
+func pluralPronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 func orNone(s string) string {

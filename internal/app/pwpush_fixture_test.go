@@ -249,3 +249,33 @@ func newPwpushDeployment(t *testing.T, engine, keyName string, s3 *s3test.Server
 	}
 	return d
 }
+
+// addUser adds a user without password or token to the deployment, as
+// one signing up after an import ran.
+func (d *pwpushDeployment) addUser(t *testing.T, id int64, email string) {
+	t.Helper()
+	created := pwpushtest.At(d.engine, time.Now().UTC().Truncate(time.Microsecond))
+	if _, err := d.db.Exec(`INSERT INTO users (id, email, encrypted_password, admin, otp_required_for_login,
+		sign_in_count, created_at, updated_at) VALUES ($1, $2, '', false, false, 1, $3, $3)`, id, email, created); err != nil {
+		t.Fatal(err)
+	}
+	d.users = append(d.users, oldUser{id: id, email: email})
+}
+
+// addPush adds a live text push of owner to the deployment (its payload
+// under the current key), as one made after an import ran.
+func (d *pwpushDeployment) addPush(t *testing.T, id int64, token string, owner int64) oldPush {
+	t.Helper()
+	x := pwpushtest.LoadVectors(t).Find(t, "current", "pushes", "payload_ciphertext", "ascii")
+	created := pwpushtest.At(d.engine, time.Now().UTC().Add(-time.Minute).Truncate(time.Microsecond))
+	if _, err := d.db.Exec(`INSERT INTO pushes (id, url_token, kind, expire_after_days, expire_after_views, expired,
+		deletable_by_viewer, retrieval_step, user_id, name, created_at, updated_at, payload_ciphertext, note_ciphertext,
+		passphrase_ciphertext) VALUES ($1, $2, 0, 7, 5, false, true, false, $3, '', $4, $4, $5, '', '')`,
+		id, token, owner, created, x.Ciphertext); err != nil {
+		t.Fatal(err)
+	}
+	p := oldPush{id: id, token: token, kind: "text", owner: owner, payload: x.Plaintext, days: 7, views: 5, live: true}
+	d.pushes = append(d.pushes, p)
+	d.secrets = append(d.secrets, token)
+	return p
+}

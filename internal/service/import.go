@@ -24,7 +24,8 @@ import (
 
 // ImportUser is an account to import.
 type ImportUser struct {
-	Email string
+	SourceID int64 // the user's id in the old deployment's database
+	Email    string
 	// PasswordHash is Devise's bcrypt hash or an Argon2id one; any other
 	// value imports the account without a password that signs in.
 	PasswordHash string
@@ -35,33 +36,41 @@ type ImportUser struct {
 
 // ImportedUser is what importing an account did.
 type ImportedUser struct {
-	ID       int64 // the account's id in Hush (the existing one's when it was there)
-	Created  bool  // false: an account with the email was already there, and is left as it is
-	Password bool  // the account can sign in with its password
-	Token    bool  // the account's API token was imported
+	// ID is the account in Hush an import made for the user, which its
+	// pushes go to; 0 when Taken.
+	ID       int64
+	Created  bool // false: an earlier import made the account, which is left as it is
+	Taken    bool // the email is an account's that no import made for this user: the user's pushes are not imported
+	Password bool // the account can sign in with its password
+	Token    bool // the account's API token was imported
 }
 
 // ImportUser adds an account with its password hash and API token, both
 // kept as they are usable: a bcrypt hash is checked until the account's
 // next sign-in replaces it (passwords.go), and the token is stored as its
-// digest, so the scripts that use it keep working.
+// digest, so the scripts that use it keep working. The account records
+// the user's SourceID: a later run finds it by that, and an account with
+// the email that no import made for the user — someone who signed up with
+// the address meanwhile — is Taken, never the user's (docs/decisions.md,
+// D28).
 func (s *Service) ImportUser(ctx context.Context, in ImportUser) (ImportedUser, error) {
 	email := NormalizeEmail(in.Email)
 	if email == "" || !strings.Contains(email, "@") || len(email) > maxEmail || !utf8.ValidString(email) {
 		return ImportedUser{}, invalid("email", MsgBadEmail)
 	}
 	out := ImportedUser{Password: secure.IsBcryptHash(in.PasswordHash) || secure.IsArgonHash(in.PasswordHash)}
-	u := store.ImportedUser{Email: email, CreatedAt: in.CreatedAt, UpdatedAt: in.UpdatedAt}
+	u := store.ImportedUser{SourceID: in.SourceID, Email: email, CreatedAt: in.CreatedAt, UpdatedAt: in.UpdatedAt}
 	if out.Password {
 		u.PasswordHash = in.PasswordHash
 	}
 	if in.APIToken != "" && len(in.APIToken) <= maxTokenLen {
 		u.TokenDigest, out.Token = secure.TokenDigest(in.APIToken), true
 	}
-	var err error
-	if out.ID, out.Created, err = s.store.ImportUser(ctx, u); err != nil {
+	got, err := s.store.ImportUser(ctx, u)
+	if err != nil {
 		return ImportedUser{}, err
 	}
+	out.ID, out.Created, out.Taken = got.ID, got.Created, got.Taken
 	if out.Created && out.Password {
 		s.bcryptHashes.forget()
 	}
@@ -104,6 +113,23 @@ type ImportFile struct {
 	Open        func(ctx context.Context) (io.ReadCloser, error)
 }
 
+// ImportedAlready reports whether a push with the url_token is there, as
+// an earlier import stored it.
+func (s *Service) ImportedAlready(ctx context.Context, token string) (bool, error) {
+	if !ValidToken(token) {
+		return false, ErrImportToken
+	}
+	return s.pushThere(ctx, secure.TokenKey(token))
+}
+
+func (s *Service) pushThere(ctx context.Context, tokenKey string) (bool, error) {
+	_, err := s.store.PushByKey(ctx, tokenKey)
+	if errors.Is(err, push.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // ErrImportToken is returned for a url_token Hush cannot serve.
 var ErrImportToken = errors.New("a url_token Hush cannot serve (empty, too long, or holding '/', '.' or '?')")
 
@@ -120,9 +146,7 @@ func (s *Service) ImportPush(ctx context.Context, in ImportPush) (bool, error) {
 		return false, fmt.Errorf("unknown kind %q", in.Kind)
 	}
 	l := newLayers(s.keys, in.Token)
-	if _, err := s.store.PushByKey(ctx, l.tokenKey); err == nil {
-		return false, nil
-	} else if !errors.Is(err, push.ErrNotFound) {
+	if there, err := s.pushThere(ctx, l.tokenKey); err != nil || there {
 		return false, err
 	}
 	p := importedPush(in, l.tokenKey)

@@ -24,7 +24,7 @@ func TestImportedUserSignsInAndIsUpgraded(t *testing.T) {
 	ctx := context.Background()
 	s := newTestService(t, testclock.New(t0))
 	hash, password := pwpushtest.BcryptVector(t, "utf8", 4)
-	in := ImportUser{Email: " Carol@Example.ORG", PasswordHash: hash, APIToken: "s3cr3tT0kenForCarolX", CreatedAt: t0, UpdatedAt: t0}
+	in := ImportUser{SourceID: 1, Email: " Carol@Example.ORG", PasswordHash: hash, APIToken: "s3cr3tT0kenForCarolX", CreatedAt: t0, UpdatedAt: t0}
 	got, err := s.ImportUser(ctx, in)
 	if err != nil || !got.Created || !got.Password || !got.Token {
 		t.Fatalf("ImportUser = %+v, %v", got, err)
@@ -68,14 +68,14 @@ func TestImportedUserSignsInAndIsUpgraded(t *testing.T) {
 		t.Fatal("a second import replaced the upgraded hash")
 	}
 	// An account whose hash Hush cannot check is imported without password.
-	odd, err := s.ImportUser(ctx, ImportUser{Email: "sso@example.com", PasswordHash: "", APIToken: "tok-of-sso-user-1234"})
+	odd, err := s.ImportUser(ctx, ImportUser{SourceID: 2, Email: "sso@example.com", PasswordHash: "", APIToken: "tok-of-sso-user-1234"})
 	if err != nil || !odd.Created || odd.Password || !odd.Token {
 		t.Fatalf("account without a hash: %+v, %v", odd, err)
 	}
 	if _, err := s.SignIn(ctx, "sso@example.com", "", push.Meta{IP: "192.0.2.2"}); err == nil {
 		t.Fatal("an account without a password signs in with an empty one")
 	}
-	if _, err := s.ImportUser(ctx, ImportUser{Email: "no at sign"}); push.ErrorCode(err) != push.CodeInvalid {
+	if _, err := s.ImportUser(ctx, ImportUser{SourceID: 3, Email: "no at sign"}); push.ErrorCode(err) != push.CodeInvalid {
 		t.Fatalf("an address without @: %v", err)
 	}
 }
@@ -87,7 +87,7 @@ func TestImportedUserChangesPassword(t *testing.T) {
 	ctx := context.Background()
 	s := newTestService(t, testclock.New(t0))
 	hash, password := pwpushtest.BcryptVector(t, "ascii", 4)
-	got, err := s.ImportUser(ctx, ImportUser{Email: "a@example.com", PasswordHash: hash})
+	got, err := s.ImportUser(ctx, ImportUser{SourceID: 1, Email: "a@example.com", PasswordHash: hash})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestBcryptSignInsReservedBeforeWork(t *testing.T) {
 	ctx := context.Background()
 	s := newTestService(t, testclock.New(t0))
 	hash, password := pwpushtest.BcryptVector(t, "ascii", 5)
-	if _, err := s.ImportUser(ctx, ImportUser{Email: "b@example.com", PasswordHash: hash}); err != nil {
+	if _, err := s.ImportUser(ctx, ImportUser{SourceID: 1, Email: "b@example.com", PasswordHash: hash}); err != nil {
 		t.Fatal(err)
 	}
 	var wrong, refused, in atomic.Int32
@@ -155,7 +155,7 @@ func TestSignInTimeTellsNothing(t *testing.T) {
 	ctx := context.Background()
 	s := newTestService(t, testclock.New(t0))
 	hash, _ := pwpushtest.BcryptVector(t, "ascii", secure.BcryptCost)
-	if _, err := s.ImportUser(ctx, ImportUser{Email: "imported@example.com", PasswordHash: hash}); err != nil {
+	if _, err := s.ImportUser(ctx, ImportUser{SourceID: 1, Email: "imported@example.com", PasswordHash: hash}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.CreateUser(ctx, "native@example.com", "a native password"); err != nil {
@@ -193,7 +193,7 @@ func TestImportPush(t *testing.T) {
 	ctx := context.Background()
 	url := testdb.URL(t)
 	s := newServiceOn(t, openTestStore(t, url), testclock.New(t0))
-	owner, err := s.ImportUser(ctx, ImportUser{Email: "o@example.com", APIToken: "owner-token-123456789"})
+	owner, err := s.ImportUser(ctx, ImportUser{SourceID: 1, Email: "o@example.com", APIToken: "owner-token-123456789"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ var copyTables = []struct {
 }{
 	{"users", []string{"id", "email", "password_hash", "auth_epoch", "created_at", "updated_at",
 		"reset_digest", "reset_expires_at", "confirm_pending", "confirm_digest", "confirm_expires_at", "receipts_default",
-		"admin", "disabled_at", "totp_secret", "totp_enabled_at", "totp_last_step", "totp_pending", "totp_pending_epoch", "preferred_language"}},
+		"admin", "disabled_at", "totp_secret", "totp_enabled_at", "totp_last_step", "totp_pending", "totp_pending_epoch", "preferred_language", "pwpush_user_id"}},
 	{"recovery_codes", []string{"id", "user_id", "digest", "created_at"}},
 	{"user_identities", []string{"id", "user_id", "issuer", "subject", "email", "created_at"}},
 	{"api_tokens", []string{"id", "user_id", "digest", "created_at"}},

@@ -13,9 +13,10 @@ import (
 
 // The importer (hush import-pwpush) copies another deployment's accounts
 // and pushes in: each account and each push with everything it owns is one
-// transaction of its own (maintain), and one that is already there — an
-// email, a token key — is left alone, so running the import again adds only
-// what is new.
+// transaction of its own (maintain), and one that is already there — the
+// account an import made for the user, a token key — is left alone, so
+// running the import again adds only what is new. An account the import
+// did not make is never given the pushes of a user with its address.
 
 // Holdings counts the accounts and pushes a database holds.
 func (s *Store) Holdings(ctx context.Context) (users, pushes int64, err error) {
@@ -28,6 +29,7 @@ func (s *Store) Holdings(ctx context.Context) (users, pushes int64, err error) {
 
 // ImportedUser is an account copied from another deployment.
 type ImportedUser struct {
+	SourceID     int64  // the user's id in Password Pusher's database
 	Email        string // stored lower-cased, as CreateUser does
 	PasswordHash string
 	TokenDigest  string // the API token's digest; "" for none
@@ -35,48 +37,68 @@ type ImportedUser struct {
 	UpdatedAt    time.Time
 }
 
-// ImportUser adds an account and its API token in one transaction, unless
-// an account with the email exists: then it changes nothing and returns
-// that account's id with false.
-func (s *Store) ImportUser(ctx context.Context, u ImportedUser) (int64, bool, error) {
-	type result struct {
-		id  int64
-		new bool
+// ImportedAccount is the account ImportUser found or made for a user.
+type ImportedAccount struct {
+	// ID is the account an import made for the user, which the user's
+	// pushes go to; 0 when the user's address belongs to an account no
+	// import made for that user (Taken).
+	ID      int64
+	Created bool // this call made the account
+	Taken   bool // the address is another account's: the user's pushes have no account here
+}
+
+// ImportUser finds or adds the account of a user copied from another
+// deployment. An account an import made for the user (by its SourceID) is
+// returned as it is, whatever its email now. Else, when an account holds
+// the email, it was made by someone else — a sign-up, hush user create —
+// and is returned as Taken: the user's pushes must not go to it. Else the
+// account and its API token are added, in one transaction, recording
+// SourceID with it (docs/decisions.md, D28).
+func (s *Store) ImportUser(ctx context.Context, u ImportedUser) (ImportedAccount, error) {
+	if u.SourceID <= 0 {
+		return ImportedAccount{}, fmt.Errorf("import user: no source id")
 	}
 	email := strings.ToLower(strings.TrimSpace(u.Email))
-	insert := func(tx *Tx) (result, error) {
+	insert := func(tx *Tx) (ImportedAccount, error) {
 		var id int64
-		err := tx.QueryRowContext(ctx, `SELECT id FROM users WHERE email = $1`, email).Scan(&id)
+		err := tx.QueryRowContext(ctx, `SELECT id FROM users WHERE pwpush_user_id = $1`, u.SourceID).Scan(&id)
 		if err == nil {
-			return result{id, false}, nil
+			return ImportedAccount{ID: id}, nil
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
-			return result{}, fmt.Errorf("check email: %w", err)
+			return ImportedAccount{}, fmt.Errorf("check imported user: %w", err)
 		}
-		err = tx.QueryRowContext(ctx, `INSERT INTO users (email, password_hash, auth_epoch, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5) RETURNING id`, email, u.PasswordHash, newEpoch(), ms(u.CreatedAt),
-			ms(u.UpdatedAt)).Scan(&id)
+		err = tx.QueryRowContext(ctx, `SELECT id FROM users WHERE email = $1`, email).Scan(&id)
+		if err == nil {
+			return ImportedAccount{Taken: true}, nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return ImportedAccount{}, fmt.Errorf("check email: %w", err)
+		}
+		err = tx.QueryRowContext(ctx, `INSERT INTO users (email, password_hash, auth_epoch, created_at, updated_at, pwpush_user_id)
+			VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`, email, u.PasswordHash, newEpoch(), ms(u.CreatedAt),
+			ms(u.UpdatedAt), u.SourceID).Scan(&id)
 		if err != nil {
-			return result{}, fmt.Errorf("insert user: %w", err)
+			return ImportedAccount{}, fmt.Errorf("insert user: %w", err)
 		}
 		if u.TokenDigest != "" {
 			_, err := tx.ExecContext(ctx, `INSERT INTO api_tokens (user_id, digest, created_at) VALUES ($1, $2, $3)`,
 				id, u.TokenDigest, ms(u.UpdatedAt))
 			if isUniqueViolation(err) {
-				return result{}, push.Errorf(push.CodeConflict, "the API token of %s is another account's", email)
+				return ImportedAccount{}, push.Errorf(push.CodeConflict, "the API token of %s is another account's", email)
 			}
 			if err != nil {
-				return result{}, fmt.Errorf("insert token: %w", err)
+				return ImportedAccount{}, fmt.Errorf("insert token: %w", err)
 			}
 		}
-		return result{id, true}, nil
+		return ImportedAccount{ID: id, Created: true}, nil
 	}
 	r, err := maintain(ctx, s, insert)
 	if isUniqueViolation(err) {
-		// Another run added the email meanwhile: now it is found.
+		// Another run added the user or the email meanwhile: now it is found.
 		r, err = maintain(ctx, s, insert)
 	}
-	return r.id, r.new, err
+	return r, err
 }
 
 // ImportPush adds p exactly as given — counts, flags and times included —
