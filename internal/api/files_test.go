@@ -492,3 +492,48 @@ func TestCutDownloadsSayWhy(t *testing.T) {
 		t.Errorf("file cut short in the store logged as:\n%s", got)
 	}
 }
+
+// TestFilesKeyWithoutKindMakesFilePush: a files key, even empty, and no kind
+// make a file push, on v2 and on v1's /p.json, in every body (the spec's
+// create rule 1; Password Pusher's v1); a file push needs no payload. An
+// explicit kind still wins.
+func TestFilesKeyWithoutKindMakesFilePush(t *testing.T) {
+	h := newHarness(t, nil)
+	owner := h.user("o@example.com")
+	cases := []struct {
+		name, path, ct, body string
+		kind                 string
+	}{
+		{"v2 JSON, files only", "/api/v2/pushes", "application/json", `{"push":{"files":[]}}`, "file"},
+		{"v2 JSON, with a payload", "/api/v2/pushes", "application/json", `{"push":{"payload":"x","files":[]}}`, "file"},
+		{"v2 JSON, kind text wins", "/api/v2/pushes", "application/json", `{"push":{"kind":"text","payload":"x","files":[]}}`, "text"},
+		{"v1 JSON, files only", "/p.json", "application/json", `{"password":{"files":[]}}`, "file"},
+		{"v1 JSON, with a payload", "/p.json", "application/json", `{"password":{"payload":"x","files":[]}}`, "file"},
+		{"v1 JSON, kind text wins", "/p.json", "application/json", `{"password":{"kind":"text","payload":"x","files":[]}}`, "text"},
+		{"v1 form", "/p.json", "application/x-www-form-urlencoded", "password%5Bfiles%5D%5B%5D=", "file"},
+	}
+	for _, c := range cases {
+		r := h.doRaw("POST", c.path, c.body, append([]string{"Content-Type", c.ct}, bearer(owner)...)...)
+		wantStatus(t, c.name, r, 201)
+		if r.status != 201 {
+			continue
+		}
+		if got := r.obj(t)["kind"]; got != c.kind {
+			t.Errorf("%s: kind %v, want %s", c.name, got, c.kind)
+		}
+	}
+	// A multipart body whose file field carries no file.
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	mw.WriteField("push[payload]", "x")
+	fw, _ := mw.CreateFormFile("push[files][]", "")
+	fw.Write(nil)
+	mw.Close()
+	r := h.doRaw("POST", "/api/v2/pushes", buf.String(), append([]string{"Content-Type", mw.FormDataContentType()}, bearer(owner)...)...)
+	wantStatus(t, "multipart, an empty file field", r, 201)
+	if r.status == 201 {
+		if got := r.obj(t)["kind"]; got != "file" {
+			t.Errorf("multipart, an empty file field: kind %v, want file", got)
+		}
+	}
+}

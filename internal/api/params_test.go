@@ -901,12 +901,18 @@ func TestResolveReportsAllErrors(t *testing.T) {
 	}
 }
 
-func TestResolveDoesNotReadFilesKey(t *testing.T) {
-	// The attachment count comes from the caller; the files value itself is not
-	// validated here.
+func TestResolveFilesKeyMakesFilePush(t *testing.T) {
+	// A files key without kind makes a file push, even empty and with no
+	// file attached (the spec's create rule 1); an explicit kind wins.
 	d := resolveOK(t, decodeParams(t, `{"payload":"x","files":[]}`), 0, defaults())
-	if d.Kind != push.KindText || d.FileCount != 0 {
-		t.Errorf("draft %+v, want a text push without files", d)
+	if d.Kind != push.KindFile || d.FileCount != 0 {
+		t.Errorf("draft %+v, want a file push without files", d)
+	}
+	if d := resolveOK(t, decodeParams(t, `{"files":[]}`), 0, defaults()); d.Kind != push.KindFile {
+		t.Errorf("draft %+v, want a file push without a payload", d)
+	}
+	if d := resolveOK(t, decodeParams(t, `{"kind":"text","payload":"x","files":[]}`), 0, defaults()); d.Kind != push.KindText {
+		t.Errorf("draft %+v, want the explicit kind text", d)
 	}
 }
 

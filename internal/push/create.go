@@ -60,7 +60,7 @@ type Draft struct {
 // multipart bodies, directly from the web form — and Validate applies the
 // rules.
 type CreateRequest struct {
-	Kind                *Kind // nil: text, or file when files are attached
+	Kind                *Kind // nil: text, or file when the request names files
 	Payload             string
 	Note                string
 	Name                string
@@ -142,7 +142,9 @@ func Validate(r *CreateRequest, s *Settings) (*Draft, error) {
 	switch {
 	case r.Kind != nil:
 		d.Kind = *r.Kind
-	case r.FileCount > 0:
+	case r.WithFiles || r.FileCount > 0:
+		// A files key, even empty, makes a file push (the spec's create
+		// rule 1, Password Pusher's v1).
 		d.Kind = KindFile
 	}
 	ks := s.ForKind(d.Kind)
