@@ -1,10 +1,13 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -354,5 +357,68 @@ func TestUnknownRoutesAndMethods(t *testing.T) {
 	m := h.do("GET", "/api/v2/pushes/"+tok+".json", nil).obj(t)
 	if m["views_remaining"] != 4.0 {
 		t.Errorf("views_remaining %v after HEAD and one GET, want 4", m["views_remaining"])
+	}
+}
+
+// TestRepeatedFormKeysLastWins: a field sent twice in a form body takes its
+// last value, as Rack reads it: Rails' check_box sends a hidden "0" and then
+// "1" when ticked. Urlencoded and multipart, v2 and v1; the files of a
+// multipart body are all kept.
+func TestRepeatedFormKeysLastWins(t *testing.T) {
+	h := newHarness(t, nil)
+	owner := h.user("o@example.com")
+	check := func(what string, r resp, payload string, step, deletable bool) {
+		t.Helper()
+		wantStatus(t, what, r, 201)
+		if r.status != 201 {
+			return
+		}
+		m := r.obj(t)
+		if m["retrieval_step"] != step || m["deletable_by_viewer"] != deletable {
+			t.Errorf("%s: retrieval_step %v, deletable_by_viewer %v; want %v, %v", what, m["retrieval_step"], m["deletable_by_viewer"], step, deletable)
+		}
+		if got := h.do("GET", "/api/v2/pushes/"+m["url_token"].(string), nil).obj(t)["payload"]; got != payload {
+			t.Errorf("%s: payload %v, want %q", what, got, payload)
+		}
+	}
+	form := func(w string) string {
+		return url.Values{
+			w + "[payload]":             {"first", "last"},
+			w + "[retrieval_step]":      {"0", "1"},
+			w + "[deletable_by_viewer]": {"1", "0"},
+		}.Encode()
+	}
+	urlencoded := []string{"Content-Type", "application/x-www-form-urlencoded"}
+	check("v2 urlencoded", h.doRaw("POST", "/api/v2/pushes", form("push"), urlencoded...), "last", true, false)
+	check("v1 urlencoded", h.doRaw("POST", "/p.json", form("password"), urlencoded...), "last", true, false)
+
+	// Multipart, the fields in order around two files.
+	multi := func(w string) (string, string) {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		mw.WriteField(w+"[payload]", "first")
+		mw.WriteField(w+"[retrieval_step]", "0")
+		for _, name := range []string{"a.txt", "b.txt"} {
+			fw, _ := mw.CreateFormFile(w+"[files][]", name)
+			fw.Write([]byte(name))
+		}
+		mw.WriteField(w+"[retrieval_step]", "1")
+		mw.WriteField(w+"[deletable_by_viewer]", "1")
+		mw.WriteField(w+"[deletable_by_viewer]", "0")
+		mw.WriteField(w+"[payload]", "last")
+		mw.Close()
+		return mw.FormDataContentType(), buf.String()
+	}
+	for _, c := range []struct{ path, wrapper string }{{"/api/v2/pushes", "push"}, {"/p.json", "password"}} {
+		ct, body := multi(c.wrapper)
+		r := h.doRaw("POST", c.path, body, append([]string{"Content-Type", ct}, bearer(owner)...)...)
+		check(c.path+" multipart", r, "last", true, false)
+		if r.status != 201 {
+			continue
+		}
+		files, _ := h.do("GET", "/api/v2/pushes/"+r.obj(t)["url_token"].(string), nil, bearer(owner)...).obj(t)["files"].([]any)
+		if len(files) != 2 {
+			t.Errorf("%s multipart: %d files, want 2", c.path, len(files))
+		}
 	}
 }

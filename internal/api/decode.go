@@ -172,11 +172,13 @@ func decodeBase64(s string) ([]byte, error) {
 }
 
 // formParams maps push[payload], push[files][] … (or the same under another
-// wrapper) to create params.
+// wrapper) to create params. A field sent more than once takes its last
+// value, as Rack reads a form: Rails' check_box sends a hidden "0" before
+// the box's "1".
 func formParams(form url.Values, wrapper string) (Params, error) {
 	params := Params{}
-	if v := form.Get("push_locale"); v != "" {
-		params["push_locale"] = v
+	if vals := form["push_locale"]; len(vals) > 0 && vals[len(vals)-1] != "" {
+		params["push_locale"] = vals[len(vals)-1]
 	}
 	for key, vals := range form {
 		name, ok := strings.CutPrefix(key, wrapper+"[")
@@ -188,10 +190,11 @@ func formParams(form url.Values, wrapper string) (Params, error) {
 			params["files"] = toAny(vals)
 			continue
 		}
-		if !utf8.ValidString(vals[0]) {
+		v := vals[len(vals)-1]
+		if !utf8.ValidString(v) {
 			return nil, badRequest("The request body is not valid UTF-8.")
 		}
-		params[name] = vals[0]
+		params[name] = v
 	}
 	if len(params) == 0 {
 		return nil, missingParam(wrapper)
