@@ -9,8 +9,12 @@ import (
 // APIVersionV1 is the version of the legacy JSON API that Hush speaks.
 const APIVersionV1 = "1.5"
 
-// versionV1 answers GET /api/v1/version(.json). Public; tokens are ignored.
+// versionV1 answers GET /api/v1/version(.json). Public; tokens are ignored
+// but for versionAuth's.
 func (s *Server) versionV1(w http.ResponseWriter, r *http.Request) error {
+	if err := s.versionAuth(r); err != nil {
+		return err
+	}
 	writeJSON(w, http.StatusOK, struct {
 		ApplicationVersion string `json:"application_version"`
 		APIVersion         string `json:"api_version"`

@@ -305,3 +305,21 @@ func TestUnwrappedCreateBody(t *testing.T) {
 	wantStatus(t, "no push attribute", r, 400)
 	wantBody(t, "no push attribute", r, `{"error":"param is missing or the value is empty or invalid: push"}`)
 }
+
+// TestVersionRequireTwoFactor: with PWP__REQUIRE_MFA, a valid token of an
+// account without a second factor gets the 403 of every other endpoint
+// from the version endpoints too, as in Password Pusher (docs/decisions.md,
+// D40); an absent or bad token is still ignored there.
+func TestVersionRequireTwoFactor(t *testing.T) {
+	h := newHarness(t, func(_ *Options, l *service.Limits) { l.RequireTwoFactor = true })
+	tok := h.user("nofactor@example.com")
+	for _, path := range []string{"/api/v2/version", "/api/v2/version.json", "/api/v1/version", "/api/v1/version.json"} {
+		r := h.do("GET", path, nil, bearer(tok)...)
+		wantStatus(t, path+" with the token", r, 403)
+		wantBody(t, path+" with the token", r, `{"error":"`+service.MsgTwoFactorRequired+`"}`)
+		r = h.do("GET", path, nil, "X-User-Email", "nofactor@example.com", "X-User-Token", tok)
+		wantStatus(t, path+" with X-User-Token", r, 403)
+		wantStatus(t, path+" without a token", h.do("GET", path, nil), 200)
+		wantStatus(t, path+" with a bad token", h.do("GET", path, nil, bearer("not-a-token")...), 200)
+	}
+}

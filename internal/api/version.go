@@ -1,6 +1,10 @@
 package api
 
-import "net/http"
+import (
+	"net/http"
+
+	"hush/internal/push"
+)
 
 type enabledJSON struct {
 	Enabled bool `json:"enabled"`
@@ -28,8 +32,27 @@ type versionJSON struct {
 	} `json:"features"`
 }
 
-// versionV2 answers GET /api/v2/version. It is public and ignores tokens.
+// versionAuth is the one check of the version endpoints, public as they
+// are: where the instance requires a second factor, a valid token of an
+// account without one gets the 403 every endpoint gives it, as Password
+// Pusher's version does (docs/decisions.md, D40). An absent or bad token
+// is ignored, and so is a failed look-up: the answer is public anyway.
+func (s *Server) versionAuth(r *http.Request) error {
+	if !s.svc.RequireTwoFactor() {
+		return nil
+	}
+	if _, err := s.authenticate(r); push.ErrorCode(err) == push.CodeForbidden {
+		return err
+	}
+	return nil
+}
+
+// versionV2 answers GET /api/v2/version. It is public; tokens are ignored
+// but for versionAuth's.
 func (s *Server) versionV2(w http.ResponseWriter, r *http.Request) error {
+	if err := s.versionAuth(r); err != nil {
+		return err
+	}
 	st := s.svc.Settings()
 	var v versionJSON
 	v.ApplicationVersion = s.version
