@@ -323,3 +323,35 @@ func TestVersionRequireTwoFactor(t *testing.T) {
 		wantStatus(t, path+" with a bad token", h.do("GET", path, nil, bearer("not-a-token")...), 200)
 	}
 }
+
+// TestRequireTwoFactorEveryEndpoint: with PWP__REQUIRE_MFA, the token of an
+// account without a second factor is 403 on every endpoint that reads a
+// token, as the document says.
+func TestRequireTwoFactorEveryEndpoint(t *testing.T) {
+	h := newHookHarnessLimits(t, func(l *service.Limits) { l.RequireTwoFactor = true })
+	tok := h.user("nofactor@example.com")
+	pushTok := h.create(map[string]any{"payload": "x"})
+	for _, c := range []struct {
+		method, path string
+		body         any
+	}{
+		{"POST", "/api/v2/pushes", map[string]any{"push": map[string]any{"payload": "x"}}},
+		{"GET", "/api/v2/pushes/active", nil},
+		{"GET", "/api/v2/pushes/expired", nil},
+		{"GET", "/api/v2/pushes/" + pushTok, nil},
+		{"GET", "/api/v2/pushes/" + pushTok + "/preview", nil},
+		{"GET", "/api/v2/pushes/" + pushTok + "/audit", nil},
+		{"DELETE", "/api/v2/pushes/" + pushTok, nil},
+		{"GET", "/api/v2/webhooks", nil},
+		{"POST", "/api/v2/webhooks", map[string]any{"url": "https://example.com/in", "events": []string{"*"}}},
+		{"GET", "/api/v2/webhooks/1", nil},
+		{"PATCH", "/api/v2/webhooks/1", map[string]any{"enabled": false}},
+		{"DELETE", "/api/v2/webhooks/1", nil},
+		{"GET", "/api/v2/webhooks/1/deliveries", nil},
+		{"POST", "/api/v2/webhooks/1/deliveries/1/redeliver", nil},
+	} {
+		r := h.do(c.method, c.path, c.body, bearer(tok)...)
+		wantStatus(t, c.method+" "+c.path, r, 403)
+		wantBody(t, c.method+" "+c.path, r, `{"error":"`+service.MsgTwoFactorRequired+`"}`)
+	}
+}

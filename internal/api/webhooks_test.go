@@ -22,8 +22,15 @@ import (
 // loopback receivers.
 func newHookHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHookHarnessLimits(t, nil)
+}
+
+// newHookHarnessLimits is newHookHarness with configure applied to the
+// service's limits.
+func newHookHarnessLimits(t *testing.T, configure func(*service.Limits)) *harness {
+	t.Helper()
 	opts := Options{MaxBody: 2 << 20, Version: "9.8.7", TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.9.9.9/32")}}
-	env := testenv.NewWithDeps(t, nil, func(d *service.Deps) {
+	env := testenv.NewWithDeps(t, configure, func(d *service.Deps) {
 		d.Webhooks, d.WebhookAllowPrivate = webhook.New(webhook.Options{AllowPrivate: true}), true
 	})
 	opts.Service = env.Service
