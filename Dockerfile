@@ -9,11 +9,14 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-ARG VERSION=dev
-RUN VERSION="$VERSION" scripts/image-context.sh /context
+# VERSION, when given, must be the source's version (internal/app's
+# Version, which the binary reports); BUILD describes the build beside it.
+ARG VERSION=
+ARG BUILD=
+RUN VERSION="$VERSION" BUILD="$BUILD" scripts/image-context.sh /context
 
 FROM scratch
-ARG VERSION=dev
+ARG VERSION=unknown
 ARG REVISION=unknown
 ARG CREATED=unknown
 COPY --from=context /context/rootfs/ /

@@ -6,7 +6,7 @@
 #   CONTAINER_ENGINE docker or podman (default: docker if its daemon answers,
 #                    else podman)
 #   IMAGE_CONTEXT    where the build context is prepared (default bin/image)
-#   VERSION          see scripts/image-context.sh
+#   VERSION, BUILD   see scripts/image-context.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 image=${IMAGE:-hush:latest}
@@ -26,6 +26,7 @@ fi
 
 scripts/image-context.sh "$dir"
 version=$(cat "$dir/VERSION")
+build=$(cat "$dir/BUILD")
 revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 created=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 engine_opts=()
@@ -37,4 +38,4 @@ fi
   --build-arg "VERSION=$version" --build-arg "REVISION=$revision" --build-arg "CREATED=$created" \
   -f "$dir/Containerfile" "$dir"
 size=$("$engine" image inspect --format '{{.Size}}' "$image")
-echo "built $image ($version) with $engine: $size bytes"
+echo "built $image ($version${build:+, build $build}) with $engine: $size bytes"

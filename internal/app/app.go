@@ -12,8 +12,25 @@ import (
 	"strings"
 )
 
-// Version is the application version, reported by `hush version` and the API.
-var Version = "0.1.0"
+// Version is the application version, in the dotted numeric form the API's
+// application_version has: the one source of truth for every build, which
+// scripts/image-context.sh reads from this line. A release changes it here.
+const Version = "0.1.0"
+
+// Build describes the source a binary was built from (git describe, as
+// scripts/image-context.sh stamps it: 0ac05d7-dirty); "" when nothing
+// stamped it. `hush version` and the admin overview show it beside
+// Version; the API never reports it.
+var Build = ""
+
+// versionLine is Version with the build's description, when there is one:
+// "0.1.0 (build 0ac05d7-dirty)".
+func versionLine() string {
+	if Build == "" {
+		return Version
+	}
+	return Version + " (build " + Build + ")"
+}
 
 // env is how the program reads its environment.
 type env struct {
@@ -113,7 +130,7 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdin 
 }
 
 func (e *env) version(context.Context, []string) error {
-	fmt.Fprintf(e.stdout, "hush %s\n", Version)
+	fmt.Fprintf(e.stdout, "hush %s\n", versionLine())
 	return nil
 }
 

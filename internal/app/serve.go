@@ -103,7 +103,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, clock 
 		MaxBody: cfg.MaxJSONBody, Version: Version, Log: log, ReadTimeout: cfg.Hardening.ReadTimeout})
 	s.web = web.New(web.Options{Service: s.svc, BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 		DisableSignups: cfg.DisableSignups, DisableLogins: cfg.DisableLogins, Log: log, ReadTimeout: cfg.Hardening.ReadTimeout,
-		Version: Version, Settings: settingsInForce(cfg), Brand: webBrand(&cfg.Brand)})
+		Version: versionLine(), Settings: settingsInForce(cfg), Brand: webBrand(&cfg.Brand)})
 	mux := httpx.NewMux()
 	mux.Handle("/api/", apiServer.Handler())
 	mux.Handle("/", s.web.Handler())
@@ -158,7 +158,7 @@ func (s *server) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
 	}
-	s.log.Info("listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir, "version", Version,
+	s.log.Info("listening", "addr", ln.Addr().String(), "data_dir", s.cfg.DataDir, "version", versionLine(),
 		"max_conns", s.conns.max, "max_conns_per_client", s.conns.perClient)
 
 	bgCtx, stopBackground := context.WithCancel(ctx)

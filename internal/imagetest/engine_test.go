@@ -198,7 +198,7 @@ func (e *engine) inspect(t *testing.T, name string) containerState {
 // builtImage is the image the tests run, built once by scripts/image.sh.
 type builtImage struct {
 	tag       string
-	version   string // stamped into the binary and the labels
+	version   string // the source's version, as the binary and the labels report it
 	buildTime time.Duration
 }
 

@@ -210,8 +210,8 @@ func testReadmeRun(t *testing.T, e *engine, img *builtImage) {
 		ApplicationVersion string `json:"application_version"`
 	}
 	getJSON(t, base+"/api/v2/version", &version)
-	if version.ApplicationVersion != img.version {
-		t.Errorf("the API reports version %q, want the stamped %q", version.ApplicationVersion, img.version)
+	if version.ApplicationVersion != img.version || !dottedNumeric.MatchString(version.ApplicationVersion) {
+		t.Errorf("the API reports version %q, want the source's dotted numeric %q", version.ApplicationVersion, img.version)
 	}
 
 	// The process: not root, no capabilities, on a read-only root.

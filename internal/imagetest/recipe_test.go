@@ -2,7 +2,10 @@ package imagetest
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -53,5 +56,54 @@ func TestDockerfileMatchesContainerfile(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "scripts/image-context.sh /context") {
 		t.Error("the Dockerfile's build stage does not run scripts/image-context.sh /context")
+	}
+}
+
+// dottedNumeric is the form of application_version (the spec's version
+// record): numbers separated by dots.
+var dottedNumeric = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
+
+// TestImageContextVersion: the binary scripts/image-context.sh builds
+// reports the source's dotted numeric version, in a git checkout and in a
+// context without one (the Dockerfile's, whose .dockerignore leaves .git
+// out); the build's description (git describe) is only shown beside it by
+// `hush version`.
+func TestImageContextVersion(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		env       []string
+		described bool // git describe names the build
+	}{
+		{"git checkout", nil, true},
+		{"no git", []string{"GIT_DIR=" + filepath.Join(t.TempDir(), "none")}, false},
+	} {
+		dir := t.TempDir()
+		cmd := exec.Command("scripts/image-context.sh", dir)
+		cmd.Dir = repoRoot
+		cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
+			return strings.HasPrefix(kv, "VERSION=") || strings.HasPrefix(kv, "BUILD=")
+		}), c.env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: scripts/image-context.sh: %v\n%s", c.name, err, out)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "VERSION"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		version := strings.TrimSpace(string(b))
+		if !dottedNumeric.MatchString(version) {
+			t.Errorf("%s: the context's VERSION is %q, want a dotted numeric version", c.name, version)
+		}
+		out, err := exec.Command(filepath.Join(dir, "rootfs", "hush"), "version").Output()
+		if err != nil {
+			t.Fatalf("%s: hush version: %v", c.name, err)
+		}
+		want := "hush " + version + "\n"
+		if c.described {
+			want = "hush " + version + " (build "
+		}
+		if got := string(out); !strings.HasPrefix(got, want) {
+			t.Errorf("%s: hush version printed %q, want it to begin %q", c.name, got, want)
+		}
 	}
 }
