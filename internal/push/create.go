@@ -33,7 +33,7 @@ const MaxEncodedPayload = 12 * MaxTextPayload
 // MaxQRBytes is the most UTF-8 bytes a QR code holds at the error
 // correction level Hush draws with (version 40, level M, byte mode): a QR
 // payload within MaxQRPayload characters but beyond this could be stored
-// but never drawn, so it is refused at creation.
+// but never drawn, so it is refused at creation (docs/decisions.md, D59).
 const MaxQRBytes = 2331
 
 // Draft is a validated push, ready to be sealed and stored.
