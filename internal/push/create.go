@@ -2,9 +2,9 @@ package push
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -253,13 +253,23 @@ func validatePayload(d *Draft, errs FieldErrors) {
 	}
 }
 
+// validURL reports whether s is a URL push's payload: its scheme (what
+// comes before the first colon) is http or https, in any case, and it has
+// no control character or white space anywhere, so that the redirect to it
+// (a Location header) holds exactly what was sent. The rest is not parsed,
+// as Password Pusher checks only the scheme: a lone % is a URL browsers
+// take (docs/decisions.md, D60).
 func validURL(s string) bool {
-	u, err := url.Parse(s)
-	if err != nil {
+	scheme, _, ok := strings.Cut(s, ":")
+	if !ok || !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https") {
 		return false
 	}
-	scheme := strings.ToLower(u.Scheme)
-	return scheme == "http" || scheme == "https"
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // validateLocale checks push_locale against the instance's languages and
