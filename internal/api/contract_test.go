@@ -422,3 +422,44 @@ func TestRepeatedFormKeysLastWins(t *testing.T) {
 		}
 	}
 }
+
+// TestTextColumnsTakeNoNUL: text Hush stores as text holds no NUL character
+// and is valid UTF-8 on both engines (PostgreSQL's text refuses both, which
+// answered 500). A push's name with a NUL is 422 on v2 and v1, in JSON and
+// form bodies; the payload, note and passphrase, which are sealed, keep
+// theirs; a user agent or referrer that is not UTF-8 is audited with
+// replacement characters (docs/decisions.md, D59).
+func TestTextColumnsTakeNoNUL(t *testing.T) {
+	h := newHarness(t, nil)
+	owner := h.user("o@example.com")
+	const nameErr = `{"name":["must not contain a NUL character"]}`
+	for _, c := range []struct{ what, path, ct, body string }{
+		{"v2 JSON", "/api/v2/pushes", "application/json", `{"push":{"payload":"x","name":"a\u0000b"}}`},
+		{"v2 unwrapped JSON", "/api/v2/pushes", "application/json", `{"payload":"x","name":"\u0000"}`},
+		{"v2 form", "/api/v2/pushes", "application/x-www-form-urlencoded", "push%5Bpayload%5D=x&push%5Bname%5D=a%00b"},
+		{"v1 JSON", "/p.json", "application/json", `{"password":{"payload":"x","name":"a\u0000b"}}`},
+	} {
+		r := h.doRaw("POST", c.path, c.body, append([]string{"Content-Type", c.ct}, bearer(owner)...)...)
+		wantStatus(t, c.what, r, 422)
+		wantBody(t, c.what, r, nameErr)
+	}
+
+	// The sealed fields keep their NUL characters.
+	r := h.do("POST", "/api/v2/pushes", map[string]any{"push": map[string]any{"payload": "x\x00y", "note": "n\x00o",
+		"passphrase": "p\x00q", "name": "fine"}}, bearer(owner)...)
+	wantStatus(t, "sealed fields with NUL", r, 201)
+	tok := r.obj(t)["url_token"].(string)
+	if l := h.do("GET", "/api/v2/pushes/active", nil, bearer(owner)...).list(t); len(l) != 1 || l[0]["note"] != "n\x00o" {
+		t.Errorf("active list: %v, want the note n\\x00o", l)
+	}
+	got := h.do("GET", "/api/v2/pushes/"+tok+"?passphrase=p%00q", nil, "User-Agent", "agent \xff", "Referer", "http://example.com/\xfe")
+	wantStatus(t, "retrieve with a user agent that is not UTF-8", got, 200)
+	if p := got.obj(t)["payload"]; p != "x\x00y" {
+		t.Errorf("payload %q, want x\\x00y", p)
+	}
+	logs := h.do("GET", "/api/v2/pushes/"+tok+"/audit", nil, bearer(owner)...).obj(t)["logs"].([]any)
+	view := logs[len(logs)-1].(map[string]any)
+	if view["kind"] != "view" || view["user_agent"] != "agent \ufffd" || view["referrer"] != "http://example.com/\ufffd" {
+		t.Errorf("audited view %v, want the user agent and referrer with U+FFFD", view)
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"path"
 	"sync"
-	"unicode/utf8"
 
 	"hush/internal/push"
 )
@@ -192,16 +191,19 @@ func PartType(sent, fileName string) string {
 	return "application/octet-stream"
 }
 
-// ValidUTF8 reports whether every name and value of form is valid UTF-8:
-// a form's fields are text, and a field stored with invalid bytes would be
-// answered back with replacement characters, not as it was sent.
-func ValidUTF8(form url.Values) bool {
+// ValidText reports whether every name and value of form is text a text
+// column stores (push.StorableText): valid UTF-8 without a NUL character.
+// A form's fields are text: one stored with invalid bytes would be answered
+// back with replacement characters, not as it was sent, and PostgreSQL
+// refuses both (docs/decisions.md, D59). A browser sends neither from
+// Hush's pages.
+func ValidText(form url.Values) bool {
 	for k, vals := range form {
-		if !utf8.ValidString(k) {
+		if !push.StorableText(k) {
 			return false
 		}
 		for _, v := range vals {
-			if !utf8.ValidString(v) {
+			if !push.StorableText(v) {
 				return false
 			}
 		}

@@ -154,6 +154,10 @@ func Validate(r *CreateRequest, s *Settings) (*Draft, error) {
 	if len(errs["payload"]) == 0 {
 		validatePayload(d, errs)
 	}
+	if strings.IndexByte(r.Name, 0) >= 0 {
+		// The name is stored as text (docs/decisions.md, D59).
+		errs.Add("name", "must not contain a NUL character")
+	}
 	if r.FileCount > s.MaxFileUploads {
 		errs.Add("files", fmt.Sprintf("You can only attach up to %d files per push.", s.MaxFileUploads))
 	}

@@ -1,6 +1,10 @@
 package push
 
-import "time"
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+)
 
 // Day is the length of a push's day limit.
 const Day = 24 * time.Hour
@@ -195,12 +199,25 @@ type Event struct {
 	CreatedAt time.Time
 }
 
-// Truncate255 cuts s to at most 255 characters, as audit fields are stored.
+// StorableText reports whether s can be stored in a text column of either
+// engine: valid UTF-8 without a NUL character, which PostgreSQL's text
+// refuses (docs/decisions.md, D59).
+func StorableText(s string) bool {
+	return strings.IndexByte(s, 0) < 0 && utf8.ValidString(s)
+}
+
+// Truncate255 cuts s to at most 255 characters, as audit fields are stored,
+// and makes it storable text (StorableText): a byte that is not UTF-8 and a
+// NUL become U+FFFD. Such text comes from a request's headers or a remote
+// server's answer, which are recorded, not refused.
 func Truncate255(s string) string {
 	n := 0
-	for i := range s {
+	for i, r := range s {
 		if n == 255 {
 			return s[:i]
+		}
+		if r == 0 || r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
+			return Truncate255(strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD"))
 		}
 		n++
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
 	"strings"
 	"time"
 
@@ -151,6 +152,10 @@ func (s *Service) FinishSSO(ctx context.Context, a SSOAttempt, state, code strin
 		return nil, push.Errorf(push.CodeUnauthenticated, "%s", MsgSSOFailed)
 	}
 	id, err := st.p.Identify(ctx, code, a.Verifier, a.Nonce)
+	if err == nil && !(push.StorableText(id.Issuer) && push.StorableText(id.Subject) && push.StorableText(id.Email)) {
+		// They are looked up in text columns (docs/decisions.md, D59).
+		err = errors.New("the identity's issuer, subject or email holds a NUL character or is not UTF-8")
+	}
 	if err != nil {
 		s.log.WarnContext(ctx, "single sign-on refused", "err", err)
 		return nil, push.Errorf(push.CodeUnauthenticated, "%s", MsgSSOFailed)

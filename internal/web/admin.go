@@ -121,6 +121,10 @@ func (s *Server) adminUsers(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	q := r.URL.Query().Get("q")
+	if !push.StorableText(q) {
+		// Compared with a text column, which holds neither (docs/decisions.md, D59).
+		return errFormUnreadable
+	}
 	if len(q) > maxQuery {
 		q = q[:maxQuery]
 	}

@@ -50,7 +50,8 @@ func parseForm(w http.ResponseWriter, r *http.Request) error {
 }
 
 // parseFormMax reads an urlencoded form of at most limit bytes, all of it
-// valid UTF-8 (a browser sends nothing else from these pages).
+// valid UTF-8 without NUL (httpx.ValidText; a browser sends nothing else
+// from these pages).
 func parseFormMax(w http.ResponseWriter, r *http.Request, limit int64) error {
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	err := r.ParseForm()
@@ -58,7 +59,7 @@ func parseFormMax(w http.ResponseWriter, r *http.Request, limit int64) error {
 	switch {
 	case errors.As(err, &tooBig):
 		return errFormTooLarge
-	case err != nil || !httpx.ValidUTF8(r.PostForm):
+	case err != nil || !httpx.ValidText(r.PostForm):
 		return errFormUnreadable
 	}
 	return nil

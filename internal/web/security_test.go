@@ -7,7 +7,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
+	"hush/internal/mail/smtp"
+	"hush/internal/mailtest"
 	"hush/internal/push"
 	"hush/internal/service"
 	"hush/internal/store"
@@ -92,5 +95,65 @@ func TestFormsRefuseInvalidUTF8(t *testing.T) {
 	}
 	if r := c.postFiles(map[string]string{"kind": "text", "payload": "x", "note": "ab\u00e9cd"}); r.status != http.StatusSeeOther {
 		t.Errorf("valid multipart create: %d\n%s", r.status, r.body)
+	}
+}
+
+// TestTextTakesNoNUL: text the pages store or look up in text columns
+// holds no NUL character (PostgreSQL's text refuses it, which answered
+// 500): every form refuses a field with one, as it refuses invalid UTF-8,
+// and so does the admin search; a user agent or referrer that is not UTF-8
+// is audited with replacement characters (docs/decisions.md, D59).
+func TestTextTakesNoNUL(t *testing.T) {
+	h, _, _ := newMailHarness(t)
+	h.signUp("admin@example.com", "password one")
+	h.promote("admin@example.com")
+	admin := h.client()
+	admin.post("/users/sign_in", url.Values{"email": {"admin@example.com"}, "password": {"password one"}}).expect(t, http.StatusSeeOther)
+	anon := h.client()
+	for what, r := range map[string]resp{
+		"sign-in":           anon.post("/users/sign_in", url.Values{"email": {"a\x00@example.com"}, "password": {"xxxxxxxxx"}}),
+		"sign-up":           anon.post("/users/sign_up", url.Values{"email": {"b\x00@example.com"}, "password": {"password one"}, "password_confirmation": {"password one"}}),
+		"password reset":    anon.post("/users/password/new", url.Values{"email": {"admin\x00@example.com"}}),
+		"create, the name":  admin.post("/", url.Values{"kind": {"text"}, "payload": {"x"}, "name": {"a\x00b"}}),
+		"create, multipart": admin.postFiles(map[string]string{"kind": "text", "payload": "x", "name": "a\x00b"}),
+		"language":          admin.post("/users/language", url.Values{"preferred_language": {"d\x00e"}}),
+		"admin search":      admin.get("/admin/users?q=%00"),
+		"admin search, %ff": admin.get("/admin/users?q=a%ff"),
+	} {
+		if r.status != http.StatusBadRequest || r.header.Get("Location") != "" {
+			t.Errorf("%s: %d, Location %q; want 400", what, r.status, r.header.Get("Location"))
+		}
+	}
+	admin.get("/admin/users?q=admin").has(t, "admin@example.com")
+	// Asking for the confirmation link again, where sign-ups confirm their address.
+	mp := mailtest.Start(t, mailtest.Options{})
+	sender, err := smtp.NewSender(smtp.Config{Host: mp.Host, Port: mp.Port, From: "hush@example.com",
+		OpenTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	confirming := newHarnessMail(t, func(_ *Options, l *service.Limits) { l.Accounts.ConfirmEmail = true }, sender)
+	if r := confirming.client().post("/users/confirmation/new", url.Values{"email": {"a\x00@example.com"}}); r.status != http.StatusBadRequest {
+		t.Errorf("confirmation again: %d, want 400", r.status)
+	}
+	// A webhook endpoint's address.
+	hooks := newHookHarness(t)
+	if r := hooks.signUp("hooks@example.com", "password one").post("/users/webhooks",
+		url.Values{"url": {"https://example.com/\x00"}, "events": {"push.created"}}); r.status != http.StatusBadRequest {
+		t.Errorf("webhook endpoint: %d, want 400", r.status)
+	}
+
+	owner := h.user("admin@example.com")
+	tok := h.create(owner, fields{"payload": "x", "retrieval_step": "false"})
+	req, _ := http.NewRequest(http.MethodGet, h.url+"/p/"+tok, nil)
+	req.Header.Set("User-Agent", "agent \xff")
+	req.Header.Set("Referer", "http://example.com/\xfe")
+	anon.do(req).expect(t, http.StatusOK)
+	_, events, err := h.svc.Audit(context.Background(), tok, owner, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := events[len(events)-1]; v.Kind != push.EventView || v.UserAgent != "agent \ufffd" || v.Referrer != "http://example.com/\ufffd" {
+		t.Errorf("audited view %+v, want the user agent and referrer with U+FFFD", v)
 	}
 }

@@ -315,6 +315,27 @@ func TestSSORefusals(t *testing.T) {
 	})
 }
 
+// TestSSOIdentityWithNUL: a provider whose subject holds a NUL character
+// (which PostgreSQL's text refuses, and which answered 500) is refused as a
+// failed sign-in, on both engines, and no account is made
+// (docs/decisions.md, D59).
+func TestSSOIdentityWithNUL(t *testing.T) {
+	h := newHarness(t, nil)
+	nul := oidctest.User{ID: "nul\x00sub", Username: "nul", Password: "nul-pw", Email: "nul@corp.example", EmailVerified: true}
+	op := oidctest.Start(t, h.url+sso.CallbackPath, nul)
+	h.svc.EnableSSO(sso.New(sso.Config{Issuer: op.Issuer, ClientID: oidctest.ClientID, ClientSecret: oidctest.ClientSecret,
+		Scopes: []string{"openid", "email"}, RedirectURL: h.url + sso.CallbackPath}), service.SSORules{CreateUsers: true, Label: "Corp ID"})
+	ssoIssuers[h] = op.Issuer
+	t.Cleanup(func() { delete(ssoIssuers, h) })
+	c := h.client()
+	r := c.callback(h.providerLogin(c, nul))
+	r.expect(t, http.StatusUnauthorized)
+	r.has(t, service.MsgSSOFailed)
+	if _, err := h.svc.UserByEmail(context.Background(), "nul@corp.example"); push.ErrorCode(err) != push.CodeNotFound {
+		t.Fatalf("an account was made: %v", err)
+	}
+}
+
 // TestSSOPasswordOff: with password sign-in off, every password route
 // refuses (the API has no sign-in: it takes tokens only), the sign-in page
 // offers only the provider, and the provider still signs in.

@@ -58,7 +58,7 @@ func (s *Server) parseCreateMultipart(w http.ResponseWriter, r *http.Request, u 
 			return true, nil
 		},
 	}, up)
-	if err == nil && !httpx.ValidUTF8(form) {
+	if err == nil && !httpx.ValidText(form) {
 		return nil, httpx.ErrFormMalformed
 	}
 	return form, err
