@@ -428,7 +428,7 @@ func TestRepeatedFormKeysLastWins(t *testing.T) {
 // answered 500). A push's name with a NUL is 422 on v2 and v1, in JSON and
 // form bodies; the payload, note and passphrase, which are sealed, keep
 // theirs; a user agent or referrer that is not UTF-8 is audited with
-// replacement characters (docs/decisions.md, D59).
+// replacement characters (docs/decisions.md, D61).
 func TestTextColumnsTakeNoNUL(t *testing.T) {
 	h := newHarness(t, nil)
 	owner := h.user("o@example.com")

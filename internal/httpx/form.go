@@ -195,7 +195,7 @@ func PartType(sent, fileName string) string {
 // column stores (push.StorableText): valid UTF-8 without a NUL character.
 // A form's fields are text: one stored with invalid bytes would be answered
 // back with replacement characters, not as it was sent, and PostgreSQL
-// refuses both (docs/decisions.md, D59). A browser sends neither from
+// refuses both (docs/decisions.md, D61). A browser sends neither from
 // Hush's pages.
 func ValidText(form url.Values) bool {
 	for k, vals := range form {

@@ -155,7 +155,7 @@ func Validate(r *CreateRequest, s *Settings) (*Draft, error) {
 		validatePayload(d, errs)
 	}
 	if strings.IndexByte(r.Name, 0) >= 0 {
-		// The name is stored as text (docs/decisions.md, D59).
+		// The name is stored as text (docs/decisions.md, D61).
 		errs.Add("name", "must not contain a NUL character")
 	}
 	if r.FileCount > s.MaxFileUploads {

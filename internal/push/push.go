@@ -201,7 +201,7 @@ type Event struct {
 
 // StorableText reports whether s can be stored in a text column of either
 // engine: valid UTF-8 without a NUL character, which PostgreSQL's text
-// refuses (docs/decisions.md, D59).
+// refuses (docs/decisions.md, D61).
 func StorableText(s string) bool {
 	return strings.IndexByte(s, 0) < 0 && utf8.ValidString(s)
 }

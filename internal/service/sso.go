@@ -153,7 +153,7 @@ func (s *Service) FinishSSO(ctx context.Context, a SSOAttempt, state, code strin
 	}
 	id, err := st.p.Identify(ctx, code, a.Verifier, a.Nonce)
 	if err == nil && !(push.StorableText(id.Issuer) && push.StorableText(id.Subject) && push.StorableText(id.Email)) {
-		// They are looked up in text columns (docs/decisions.md, D59).
+		// They are looked up in text columns (docs/decisions.md, D61).
 		err = errors.New("the identity's issuer, subject or email holds a NUL character or is not UTF-8")
 	}
 	if err != nil {

@@ -122,7 +122,7 @@ func (s *Server) adminUsers(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := r.URL.Query().Get("q")
 	if !push.StorableText(q) {
-		// Compared with a text column, which holds neither (docs/decisions.md, D59).
+		// Compared with a text column, which holds neither (docs/decisions.md, D61).
 		return errFormUnreadable
 	}
 	if len(q) > maxQuery {

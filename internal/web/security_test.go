@@ -102,7 +102,7 @@ func TestFormsRefuseInvalidUTF8(t *testing.T) {
 // holds no NUL character (PostgreSQL's text refuses it, which answered
 // 500): every form refuses a field with one, as it refuses invalid UTF-8,
 // and so does the admin search; a user agent or referrer that is not UTF-8
-// is audited with replacement characters (docs/decisions.md, D59).
+// is audited with replacement characters (docs/decisions.md, D61).
 func TestTextTakesNoNUL(t *testing.T) {
 	h, _, _ := newMailHarness(t)
 	h.signUp("admin@example.com", "password one")

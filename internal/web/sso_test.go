@@ -318,7 +318,7 @@ func TestSSORefusals(t *testing.T) {
 // TestSSOIdentityWithNUL: a provider whose subject holds a NUL character
 // (which PostgreSQL's text refuses, and which answered 500) is refused as a
 // failed sign-in, on both engines, and no account is made
-// (docs/decisions.md, D59).
+// (docs/decisions.md, D61).
 func TestSSOIdentityWithNUL(t *testing.T) {
 	h := newHarness(t, nil)
 	nul := oidctest.User{ID: "nul\x00sub", Username: "nul", Password: "nul-pw", Email: "nul@corp.example", EmailVerified: true}
