@@ -111,6 +111,14 @@ func (s *Store) copyTable(ctx context.Context, tx *Tx, table string, columns []s
 		if err := rows.Scan(ptrs...); err != nil {
 			return n, err
 		}
+		for i, v := range vals {
+			// SQLite reads an empty blob back as a nil []byte, which the
+			// insert would store as NULL; a NULL is a nil any, not a nil
+			// []byte, so only empty values are turned back into empty ones.
+			if b, ok := v.([]byte); ok && b == nil {
+				vals[i] = []byte{}
+			}
+		}
 		if _, err := insert.ExecContext(ctx, vals...); err != nil {
 			return n, err
 		}
