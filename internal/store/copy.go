@@ -38,13 +38,15 @@ var copyTables = []struct {
 }
 
 // notCopied are the tables CopyAll leaves behind on purpose: rate-limit
-// counters are transient, and the migrations keep their own bookkeeping.
+// counters are transient, the migrations keep their own bookkeeping, and
+// the ids' sequences are continued by CopyAll itself, on either engine.
 var notCopied = []string{"rate_events", "rate_buckets", "goose_db_version", "sqlite_sequence"}
 
 // CopyAll copies every user (with its second factor and recovery codes),
 // token, push, audit entry, file record, session, the admin log and the key
 // check from s into dst, keeping ids, so a deployment moves from
-// one engine to the other without losing anything. dst must be migrated and
+// one engine to the other without losing anything; the target then hands
+// out ids after the highest the source ever did. dst must be migrated and
 // hold no users or pushes. It returns the rows copied per table.
 func (s *Store) CopyAll(ctx context.Context, dst *Store) (map[string]int, error) {
 	for _, t := range []string{"users", "pushes"} {
@@ -68,21 +70,59 @@ func (s *Store) CopyAll(ctx context.Context, dst *Store) (map[string]int, error)
 			}
 			counts[t.name] = n
 		}
-		if dst.dialect == s.dialect || dst.Engine() != "postgres" {
-			return counts, nil
-		}
-		// Identity columns continue after the copied ids.
+		// Ids continue after the highest the source ever handed out, not
+		// after the highest left: rows copied in with their ids do not
+		// move a PostgreSQL sequence, and sqlite_sequence is not a copied
+		// table, so the next row would get a deleted row's id (D21).
 		for _, t := range copyTables {
 			if t.columns[0] != "id" {
 				continue
 			}
-			q := `SELECT setval(pg_get_serial_sequence('` + t.name + `', 'id'), COALESCE((SELECT MAX(id) FROM ` + t.name + `), 0) + 1, false)`
-			if _, err := tx.ExecContext(ctx, q); err != nil {
+			last, err := s.lastID(ctx, t.name)
+			if err != nil {
+				return nil, fmt.Errorf("read %s ids: %w", t.name, err)
+			}
+			if err := dst.continueIDs(ctx, tx, t.name, last); err != nil {
 				return nil, fmt.Errorf("advance %s ids: %w", t.name, err)
 			}
 		}
 		return counts, nil
 	})
+}
+
+// lastID is the highest id table has handed out: its sequence's last
+// value (SQLite: sqlite_sequence, for the tables with AUTOINCREMENT), or
+// the highest id left where that is higher or there is no sequence.
+func (s *Store) lastID(ctx context.Context, table string) (int64, error) {
+	q := `SELECT MAX(n) FROM (SELECT COALESCE(MAX(id), 0) AS n FROM ` + table + `
+		UNION ALL SELECT seq FROM sqlite_sequence WHERE name = $1) AS ids`
+	if s.Engine() == "postgres" {
+		q = `SELECT GREATEST(COALESCE(pg_sequence_last_value(pg_get_serial_sequence($1, 'id')::regclass), 0),
+			COALESCE((SELECT MAX(id) FROM ` + table + `), 0))`
+	}
+	var last int64
+	err := s.r.QueryRowContext(ctx, q, table).Scan(&last)
+	return last, err
+}
+
+// continueIDs makes table hand out ids after last, in tx. On SQLite only a
+// table with AUTOINCREMENT keeps a sequence; any other takes the highest
+// id left plus one, whatever is done here.
+func (s *Store) continueIDs(ctx context.Context, tx *Tx, table string, last int64) error {
+	if s.Engine() == "postgres" {
+		_, err := tx.ExecContext(ctx, `SELECT setval(pg_get_serial_sequence($1, 'id'), $2::bigint + 1, false)`, table, last)
+		return err
+	}
+	var auto int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master
+		WHERE type = 'table' AND name = $1 AND sql LIKE '%AUTOINCREMENT%'`, table).Scan(&auto); err != nil || auto == 0 {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sqlite_sequence WHERE name = $1`, table); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO sqlite_sequence (name, seq) VALUES ($1, $2)`, table, last)
+	return err
 }
 
 func (s *Store) copyTable(ctx context.Context, tx *Tx, table string, columns []string) (int, error) {
