@@ -17,7 +17,7 @@ import (
 func (e *env) migrateData(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("migrate-data", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	from := fs.String("from", "", "source database: a SQLite path (sqlite:PATH) or a postgres:// URL")
+	from := fs.String("from", "", "source database: a SQLite path (sqlite:PATH) or a postgres:// URL; it must exist and be up to date (hush migrate)")
 	to := fs.String("to", "", "target database, empty: a SQLite path or a postgres:// URL")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -26,7 +26,7 @@ func (e *env) migrateData(ctx context.Context, args []string) error {
 		fmt.Fprintln(e.stderr, "usage: hush migrate-data --from DATABASE --to DATABASE")
 		return errUsage
 	}
-	src, err := openURL(ctx, *from)
+	src, err := openSource(ctx, *from)
 	if err != nil {
 		return fmt.Errorf("source: %w", err)
 	}
@@ -54,14 +54,27 @@ func (e *env) migrateData(ctx context.Context, args []string) error {
 	return nil
 }
 
-// openURL opens and migrates a database named by a postgres:// URL or a
-// SQLite path (optionally sqlite://, sqlite: or file:, as HUSH_DATABASE_URL).
-func openURL(ctx context.Context, s string) (*store.Store, error) {
+// openSource opens the database to copy from, named as openURL's are, as
+// it is: it must exist and hold an up-to-date schema, and is never created
+// or migrated, so that a mistyped name is an error and not an empty copy.
+func openSource(ctx context.Context, s string) (*store.Store, error) {
+	if path, ok := config.SQLitePathOf(s); ok {
+		s = path
+	}
 	if s == "" {
 		return nil, errors.New("no database given")
 	}
+	return store.OpenExisting(ctx, s)
+}
+
+// openURL opens and migrates a database named by a postgres:// URL or a
+// SQLite path (optionally sqlite://, sqlite: or file:, as HUSH_DATABASE_URL).
+func openURL(ctx context.Context, s string) (*store.Store, error) {
 	if path, ok := config.SQLitePathOf(s); ok {
 		s = path
+	}
+	if s == "" {
+		return nil, errors.New("no database given")
 	}
 	st, err := store.Open(ctx, s)
 	return migrateOpened(ctx, st, err, nil)
