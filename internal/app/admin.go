@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -37,6 +38,21 @@ func (e *env) adminFlags(name string, args []string, define func(fs *flag.FlagSe
 		fmt.Fprintf(e.stderr, "hush %s: unexpected argument %q\n", name, fs.Arg(0))
 		return nil, errUsage
 	}
+	// The environment wins over flags (as for serve), so a flag that
+	// differs from its variable would be ignored, and the verb would act
+	// on another database than the one its command line names.
+	for _, f := range []struct{ flag, env, value string }{
+		{"data-dir", "HUSH_DATA_DIR", *dataDir},
+		{"database-url", "HUSH_DATABASE_URL", *dbURL},
+	} {
+		set := strings.TrimSpace(e.getenv(f.env))
+		if f.value == "" || set == "" || sameLocation(f.value, set) {
+			continue
+		}
+		fmt.Fprintf(e.stderr, "hush %s: -%s differs from %s in the environment, which would win; unset %s or drop the flag\n",
+			name, f.flag, f.env, f.env)
+		return nil, errUsage
+	}
 	var cargs []string
 	if *dataDir != "" {
 		cargs = append(cargs, "-data-dir", *dataDir)
@@ -45,6 +61,23 @@ func (e *env) adminFlags(name string, args []string, define func(fs *flag.FlagSe
 		cargs = append(cargs, "-database-url", *dbURL)
 	}
 	return config.Load(cargs, e.getenv)
+}
+
+// sameLocation reports whether two values of -data-dir or -database-url
+// name the same place: the same path (SQLite paths with or without their
+// sqlite: or file: prefix), or the same URL.
+func sameLocation(a, b string) bool {
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	if p, ok := config.SQLitePathOf(a); ok {
+		a = p
+	}
+	if p, ok := config.SQLitePathOf(b); ok {
+		b = p
+	}
+	if store.IsPostgresURL(a) || store.IsPostgresURL(b) {
+		return a == b
+	}
+	return filepath.Clean(a) == filepath.Clean(b)
 }
 
 // migrate brings the schema up to date, then converts the pushes that still
@@ -134,7 +167,7 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 			return fmt.Errorf("created user %s, but could not make it an administrator: %w", u.Email, err)
 		}
 	}
-	fmt.Fprintf(e.stdout, "created user %s%s\n", u.Email, map[bool]string{true: " (administrator)"}[admin])
+	fmt.Fprintf(e.stdout, "created user %s%s %s\n", u.Email, map[bool]string{true: " (administrator)"}[admin], inDatabase(cfg))
 	if generated {
 		fmt.Fprintf(e.stdout, "generated password (shown once): %s\n", password)
 	}
@@ -198,7 +231,7 @@ func (e *env) tokenCreate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "new API token for %s (shown once; any previous token no longer works):\n%s\n", u.Email, token)
+	fmt.Fprintf(e.stdout, "new API token for %s %s (shown once; any previous token no longer works):\n%s\n", u.Email, inDatabase(cfg), token)
 	return nil
 }
 
@@ -298,7 +331,7 @@ func (e *env) userSetPassword(ctx context.Context, args []string) error {
 	case err != nil:
 		return err
 	}
-	fmt.Fprintf(e.stdout, "set a new password for %s; every web session of the account was signed out\n", u.Email)
+	fmt.Fprintf(e.stdout, "set a new password for %s; every web session of the account was signed out %s\n", u.Email, inDatabase(cfg))
 	return nil
 }
 

@@ -69,7 +69,7 @@ Usage:
 
 The admin verbs read the same environment as serve (HUSH_DATA_DIR,
 HUSH_DATABASE_URL, HUSH_MASTER_KEY, …) and also take -data-dir and
--database-url flags.
+-database-url flags, which must not differ from those variables.
 `
 
 // verbs are the commands of hush, by name ("user create" is two words).

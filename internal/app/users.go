@@ -55,6 +55,12 @@ var userActionDone = map[push.AdminAction]string{
 	push.AdminResetTwoFactor: "turned off two-factor authentication for %s",
 }
 
+// inDatabase names the database a verb acted on, for the line that says
+// what it did: "(in SQLite ./data/hush.db)", "(in PostgreSQL hush@db/hush)".
+func inDatabase(cfg *config.Config) string {
+	return "(in " + cfg.DatabaseShown() + ")"
+}
+
 // cliActor is the command line as the admin log names it.
 var cliActor = push.AdminActor{Name: "command line"}
 
@@ -95,7 +101,7 @@ func (e *env) userAction(ctx context.Context, name string, action push.AdminActi
 	if _, err := svc.Administer(ctx, cliActor, action, u.ID); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, userActionDone[action]+"\n", u.Email)
+	fmt.Fprintf(e.stdout, userActionDone[action]+" %s\n", u.Email, inDatabase(cfg))
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -294,5 +295,46 @@ func TestTwoFactorEndToEnd(t *testing.T) {
 	wg.Wait()
 	if won != 1 {
 		t.Errorf("one recovery code signed in %d sessions", won)
+	}
+}
+
+// TestAdminFlagsAgreeWithEnvironment: an admin verb's -data-dir or
+// -database-url that differs from its variable in the environment is
+// refused (the variable would win, and the verb would act on another
+// database than the one named); one that agrees is accepted; and a
+// destructive verb names the database it acted on.
+func TestAdminFlagsAgreeWithEnvironment(t *testing.T) {
+	prod, staging := t.TempDir(), t.TempDir()
+	prodDB := "sqlite:" + filepath.Join(prod, "hush.db")
+	byDir := map[string]string{"HUSH_DATA_DIR": prod}
+	byURL := map[string]string{"HUSH_DATA_DIR": prod, "HUSH_DATABASE_URL": prodDB}
+	for _, env := range []map[string]string{byDir, byURL} {
+		if code, _, errOut := run(t, env, "", "user", "create", "--email", "x@example.com"); code != 0 {
+			t.Fatalf("user create: %d %q", code, errOut)
+		}
+		for _, args := range [][]string{
+			{"user", "delete", "--data-dir", staging, "--email", "x@example.com", "--yes"},
+			{"user", "delete", "--database-url", "sqlite:" + filepath.Join(staging, "hush.db"), "--email", "x@example.com", "--yes"},
+			{"token", "create", "-data-dir", staging, "--email", "x@example.com"},
+		} {
+			if env["HUSH_DATABASE_URL"] == "" && slices.Contains(args, "--database-url") {
+				continue // no variable to differ from (the PostgreSQL pass sets one of its own)
+			}
+			code, out, errOut := run(t, env, "", args...)
+			if code != 2 || out != "" || !strings.Contains(errOut, "in the environment") || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("%v with %v: %d %q %q", args, env, code, out, errOut)
+			}
+		}
+		if code, out, _ := run(t, env, "", "user", "list", "--data-dir", prod+"/"); code != 0 || !strings.Contains(out, "x@example.com") {
+			t.Errorf("a flag that agrees with the environment: %d %q", code, out)
+		}
+		code, out, errOut := run(t, env, "", "user", "delete", "--email", "x@example.com", "--yes")
+		where := "(in SQLite " + filepath.Join(prod, "hush.db") + ")"
+		if u := withDB(t, env)["HUSH_DATABASE_URL"]; u != "" && u != prodDB {
+			where = "(in PostgreSQL "
+		}
+		if code != 0 || !strings.Contains(out, where) {
+			t.Errorf("delete: %d %q %q, want the database named %q", code, out, errOut, where)
+		}
 	}
 }

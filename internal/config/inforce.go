@@ -23,7 +23,7 @@ func (c *Config) InForce() []Setting {
 	out := []Setting{
 		{"HUSH_ADDR", c.Addr},
 		{"HUSH_DATA_DIR", c.DataDir},
-		{"HUSH_DATABASE_URL", c.databaseShown()},
+		{"HUSH_DATABASE_URL", c.DatabaseShown()},
 	}
 	if _, ok := c.SQLitePath(); ok {
 		out = append(out, Setting{"HUSH_SQLITE_SYNC", c.SQLiteSync}, Setting{"HUSH_SQLITE_BUSY_TIMEOUT", c.SQLiteBusyTimeout.String()})
@@ -85,8 +85,9 @@ func (c *Config) InForce() []Setting {
 		Setting{"HUSH_PPROF", fmt.Sprint(h.Pprof)})
 }
 
-// databaseShown is the database URL without its password or parameters.
-func (c *Config) databaseShown() string {
+// DatabaseShown names the database: SQLite and its path, or PostgreSQL
+// and its URL without the password or parameters.
+func (c *Config) DatabaseShown() string {
 	if path, ok := c.SQLitePath(); ok {
 		return "SQLite " + path
 	}
