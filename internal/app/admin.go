@@ -25,14 +25,13 @@ import (
 // loads the configuration from them and the environment.
 func (e *env) adminFlags(name string, args []string, define func(fs *flag.FlagSet)) (*config.Config, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	dataDir := fs.String("data-dir", "", "data directory (HUSH_DATA_DIR)")
 	dbURL := fs.String("database-url", "", "database URL (HUSH_DATABASE_URL)")
 	if define != nil {
 		define(fs)
 	}
-	if err := fs.Parse(args); err != nil {
-		return nil, errUsage
+	if err := e.parseFlags(fs, args); err != nil {
+		return nil, err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(e.stderr, "hush %s: unexpected argument %q\n", name, fs.Arg(0))

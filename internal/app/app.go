@@ -3,8 +3,10 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -119,6 +121,9 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdin 
 		return 2
 	}
 	err := run(e, ctx, rest)
+	if errors.Is(err, errHelp) {
+		return 0
+	}
 	if errors.Is(err, errUsage) {
 		return 2
 	}
@@ -154,3 +159,25 @@ func subcommands(group string) []string {
 
 // errUsage reports a usage error whose message was already printed.
 var errUsage = errors.New("usage")
+
+// errHelp reports that a verb printed its usage, as asked (-h, -help).
+var errHelp = errors.New("help")
+
+// parseFlags parses a verb's flags. Asked for help (-h, -help), it prints
+// the verb's flags on stdout and returns errHelp (exit status 0); a flag
+// it does not take prints them on stderr and returns errUsage.
+func (e *env) parseFlags(fs *flag.FlagSet, args []string) error {
+	var usage bytes.Buffer
+	fs.SetOutput(&usage)
+	err := fs.Parse(args)
+	fs.SetOutput(e.stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		e.stdout.Write(usage.Bytes())
+		return errHelp
+	case err != nil:
+		e.stderr.Write(usage.Bytes())
+		return errUsage
+	}
+	return nil
+}

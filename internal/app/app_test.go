@@ -365,3 +365,21 @@ func firstFile(t *testing.T, base, tok string) []byte {
 	}
 	return body
 }
+
+// TestVerbHelp: -h, -help and --help on a verb print its flags on stdout
+// and exit 0; a flag it does not take is still a usage error (exit 2).
+func TestVerbHelp(t *testing.T) {
+	for _, args := range [][]string{
+		{"user", "create", "--help"}, {"user", "set-password", "-h"}, {"user", "delete", "-help"},
+		{"user", "list", "--help"}, {"token", "create", "-h"}, {"migrate", "--help"}, {"key", "rotate", "-h"},
+		{"migrate-data", "--help"}, {"healthcheck", "-h"}, {"import-pwpush", "--help"},
+	} {
+		code, out, errOut := run(t, nil, "", args...)
+		if code != 0 || !strings.Contains(out, "-data-dir") && !strings.Contains(out, "-from") && !strings.Contains(out, "-addr") || errOut != "" {
+			t.Errorf("%v: %d %q %q", args, code, out, errOut)
+		}
+	}
+	if code, out, errOut := run(t, nil, "", "user", "create", "--frobnicate"); code != 2 || out != "" || !strings.Contains(errOut, "not defined") {
+		t.Errorf("an unknown flag: %d %q %q", code, out, errOut)
+	}
+}

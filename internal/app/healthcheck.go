@@ -20,12 +20,11 @@ import (
 // loopback address.
 func (e *env) healthcheck(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	addrFlag := fs.String("addr", "", "listen address of serve (HUSH_ADDR; default :5100)")
 	ready := fs.Bool("ready", false, "check readiness (/readyz: database and file store) instead of liveness (/healthz)")
 	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for the answer")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := e.parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(e.stderr, "hush healthcheck: unexpected argument %q\n", fs.Arg(0))

@@ -16,11 +16,10 @@ import (
 // hush migrate-data --from sqlite:./data/hush.db --to postgres://…
 func (e *env) migrateData(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("migrate-data", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	from := fs.String("from", "", "source database: a SQLite path (sqlite:PATH) or a postgres:// URL; it must exist and be up to date (hush migrate)")
 	to := fs.String("to", "", "target database, empty: a SQLite path or a postgres:// URL")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := e.parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *from == "" || *to == "" || fs.NArg() > 0 {
 		fmt.Fprintln(e.stderr, "usage: hush migrate-data --from DATABASE --to DATABASE")
