@@ -168,7 +168,9 @@ func TestEmailPasswordReset(t *testing.T) {
 	for _, bad := range []string{"a@b.example\r\nBcc: evil@example.net", "a@b.example, c@d.example", strings.Repeat("a", 300) + "@b.example",
 		strings.Repeat("a", 200000) + "@b.example", "\x00@b.example", ""} {
 		r := stranger.form("/users/password/new", url.Values{"email": {bad}})
-		if r.status != http.StatusUnprocessableEntity && r.status != http.StatusRequestEntityTooLarge {
+		// A NUL is refused by the form's parser (400, docs/decisions.md, D61).
+		if r.status != http.StatusUnprocessableEntity && r.status != http.StatusRequestEntityTooLarge &&
+			(r.status != http.StatusBadRequest || !strings.Contains(bad, "\x00")) {
 			t.Errorf("reset for %.30q: %d", bad, r.status)
 		}
 	}
