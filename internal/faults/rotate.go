@@ -57,7 +57,7 @@ func rotateKill(ctx context.Context, w *world) (string, error) {
 	cur, next := keyA, keyB
 	kills, refused, cutShort, completed := w.scale(6, 20), 0, 0, 0
 	for k := range kills {
-		rot := exec.CommandContext(ctx, w.opt.Binary, "key", "rotate")
+		rot := exec.CommandContext(ctx, w.opt.Binary, "key", "rotate", "-settle", "0")
 		rot.Env = withKeys(next, cur).Env
 		if err := rot.Start(); err != nil {
 			return "", err
@@ -89,7 +89,7 @@ func rotateKill(ctx context.Context, w *world) (string, error) {
 		w.readSample(ctx, both.URL(), token, pushes, 20, fmt.Sprintf("kill %d, both keys", k+1))
 		both.Stop()
 	}
-	if _, err := hushproc.Admin(ctx, withKeys(next, cur), "key", "rotate"); err != nil {
+	if _, err := hushproc.Admin(ctx, withKeys(next, cur), "key", "rotate", "-settle", "0"); err != nil {
 		return "", fmt.Errorf("the last rotation: %w", err)
 	}
 	final, err := w.start(withKeys(next))
@@ -126,7 +126,7 @@ func timeRotation(ctx context.Context, w *world, dir, current, previous string) 
 	spec := hushproc.Spec{Binary: w.opt.Binary, Env: w.env("HUSH_DATA_DIR="+copyDir, "HUSH_MASTER_KEY="+current,
 		"HUSH_MASTER_KEY_PREVIOUS="+previous)}
 	start := time.Now()
-	if _, err := hushproc.Admin(ctx, spec, "key", "rotate"); err != nil {
+	if _, err := hushproc.Admin(ctx, spec, "key", "rotate", "-settle", "0"); err != nil {
 		return 0, fmt.Errorf("timing a rotation: %w", err)
 	}
 	return time.Since(start), nil
