@@ -151,7 +151,7 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 	if _, err := svc.UserByEmail(ctx, email); err == nil {
 		return fmt.Errorf("a user with email %s already exists", service.NormalizeEmail(email))
 	}
-	u, err := svc.CreateUser(ctx, email, password)
+	u, err := svc.AdminCreateUser(ctx, cliActor, email, password, admin)
 	var pe *push.Error
 	switch {
 	case errors.As(err, &pe) && pe.Message == service.MsgEmailTaken:
@@ -160,11 +160,6 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 		return invalidInput(pe)
 	case err != nil:
 		return err
-	}
-	if admin {
-		if _, err := svc.Administer(ctx, cliActor, push.AdminPromote, u.ID); err != nil {
-			return fmt.Errorf("created user %s, but could not make it an administrator: %w", u.Email, err)
-		}
 	}
 	fmt.Fprintf(e.stdout, "created user %s%s %s\n", u.Email, map[bool]string{true: " (administrator)"}[admin], inDatabase(cfg))
 	if generated {
@@ -226,7 +221,7 @@ func (e *env) tokenCreate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	token, err := svc.ReplaceToken(ctx, u)
+	token, err := svc.AdminReplaceToken(ctx, cliActor, u)
 	if err != nil {
 		return err
 	}
@@ -320,7 +315,7 @@ func (e *env) userSetPassword(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	u, err := accountService(st, cfg).SetPassword(ctx, email, password)
+	u, err := accountService(st, cfg).AdminSetPassword(ctx, cliActor, email, password)
 	var pe *push.Error
 	switch {
 	case push.ErrorCode(err) == push.CodeNotFound:

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/pquerna/otp/totp"
+
+	"hush/internal/config"
 )
 
 // userID is the account id of email as hush user list prints it.
@@ -336,5 +338,53 @@ func TestAdminFlagsAgreeWithEnvironment(t *testing.T) {
 		if code != 0 || !strings.Contains(out, where) {
 			t.Errorf("delete: %d %q %q, want the database named %q", code, out, errOut, where)
 		}
+	}
+}
+
+// adminLogOf is the admin log of the database env names, newest first, one
+// "actor action target" a line.
+func adminLogOf(t *testing.T, env map[string]string) []string {
+	t.Helper()
+	cfg, err := config.Load(nil, envFrom(withDB(t, env)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := openStore(t.Context(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	entries, _, err := st.AdminLog(t.Context(), 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Actor+" "+string(e.Action)+" "+e.Target)
+	}
+	return out
+}
+
+// TestCommandLineActionsLogged: hush user create (with --admin), hush user
+// set-password and hush token create write their lines of the admin log,
+// with the command line as the actor, as every other hush user action does.
+func TestCommandLineActionsLogged(t *testing.T) {
+	env := map[string]string{"HUSH_DATA_DIR": t.TempDir()}
+	for _, c := range []struct {
+		stdin string
+		args  []string
+	}{
+		{"", []string{"user", "create", "--admin", "--email", "a@example.com"}},
+		{"a new password\n", []string{"user", "set-password", "--email", "a@example.com"}},
+		{"", []string{"token", "create", "--email", "a@example.com"}},
+	} {
+		if code, _, errOut := run(t, env, c.stdin, c.args...); code != 0 {
+			t.Fatalf("%v: %d %q", c.args, code, errOut)
+		}
+	}
+	want := []string{"command line new_token a@example.com", "command line set_password a@example.com",
+		"command line promote a@example.com", "command line create a@example.com"}
+	if got := adminLogOf(t, env); !slices.Equal(got, want) {
+		t.Errorf("admin log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -18,9 +18,22 @@ const (
 	AdminSendReset      AdminAction = "send_reset"       // a password reset link is emailed to the account
 )
 
-// AdminActions lists every admin action.
+// AdminActions lists every admin action of the admin pages (the command
+// line takes them too).
 var AdminActions = []AdminAction{AdminDisable, AdminEnable, AdminDelete, AdminRevokeSessions, AdminRevokeToken,
 	AdminPromote, AdminDemote, AdminResetTwoFactor, AdminSendReset}
+
+// The actions only the command line takes, by the names the admin log
+// shows: hush user create, hush user set-password and hush token create.
+const (
+	AdminCreate      AdminAction = "create"       // the account was made
+	AdminSetPassword AdminAction = "set_password" // the account got a new password; its sessions ended
+	AdminNewToken    AdminAction = "new_token"    // the account got a new API token, which replaced any earlier one
+)
+
+// CommandLineActions lists the actions only the command line takes; the
+// admin pages offer none of them, but their log shows them.
+var CommandLineActions = []AdminAction{AdminCreate, AdminSetPassword, AdminNewToken}
 
 // AdminActor is who performs an admin action: an admin signed in on the web
 // (ID is the account), or the operator on the command line (ID 0).

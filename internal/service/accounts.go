@@ -273,8 +273,16 @@ func (s *Service) SessionUser(ctx context.Context, id int64, epoch string) (*pus
 }
 
 // CreateUser creates an account with a given password, under the same rules
-// as sign-up (`hush user create`, which an operator runs, has no limit).
+// as sign-up, without a limit (AdminCreateUser is the same, logged).
 func (s *Service) CreateUser(ctx context.Context, email, password string) (*push.User, error) {
+	return s.createUser(ctx, email, password, func(email, hash string) (*push.User, error) {
+		return s.store.CreateUser(ctx, email, hash, s.Now())
+	})
+}
+
+// createUser checks the email and the password under the rules of sign-up,
+// and has insert store the account with the password's hash.
+func (s *Service) createUser(ctx context.Context, email, password string, insert func(email, hash string) (*push.User, error)) (*push.User, error) {
 	email = NormalizeEmail(email)
 	if !ValidEmail(email) {
 		return nil, invalid("email", MsgBadEmail)
@@ -283,7 +291,7 @@ func (s *Service) CreateUser(ctx context.Context, email, password string) (*push
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.store.CreateUser(ctx, email, hash, s.Now())
+	u, err := insert(email, hash)
 	if push.ErrorCode(err) == push.CodeConflict {
 		return nil, invalid("email", MsgEmailTaken)
 	}

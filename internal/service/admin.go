@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"hush/internal/push"
+	"hush/internal/secure"
 	"hush/internal/store"
 )
 
@@ -48,6 +49,55 @@ func (s *Service) Administer(ctx context.Context, actor push.AdminActor, action 
 	}
 	s.deleteBlobs(ctx, r.Blobs)
 	return r.Target, nil
+}
+
+// AdminCreateUser creates an account with a given password for actor (the
+// operator on the command line, `hush user create`), under the rules of
+// sign-up and without a limit, and logs it in the admin log in the same
+// transaction; with admin the account is an administrator from the start,
+// logged as promoted too.
+func (s *Service) AdminCreateUser(ctx context.Context, actor push.AdminActor, email, password string, admin bool) (*push.User, error) {
+	return s.createUser(ctx, email, password, func(email, hash string) (*push.User, error) {
+		return s.store.AdminCreateUser(ctx, actor, email, hash, admin, s.Now())
+	})
+}
+
+// AdminSetPassword gives the account of email a new password for actor
+// (the operator, `hush user set-password`), logged in the admin log in the
+// same transaction: the password rules apply, no limit does, and every web
+// session of the account ends.
+func (s *Service) AdminSetPassword(ctx context.Context, actor push.AdminActor, email, password string) (*push.User, error) {
+	if msg := PasswordError(password, password); msg != "" {
+		return nil, invalid("password", msg)
+	}
+	u, err := s.store.UserByEmail(ctx, NormalizeEmail(email))
+	if err != nil {
+		return nil, err
+	}
+	hash, err := s.argon.HashPassword(ctx, password)
+	if err != nil {
+		return nil, err
+	}
+	epoch, err := s.store.AdminSetPassword(ctx, actor, u.ID, hash, s.Now())
+	if err != nil {
+		return nil, err
+	}
+	u.PasswordHash, u.AuthEpoch = hash, epoch
+	return u, nil
+}
+
+// AdminReplaceToken gives u a new API token for actor (the operator,
+// `hush token create`), as ReplaceToken does, logged in the admin log in
+// the same transaction.
+func (s *Service) AdminReplaceToken(ctx context.Context, actor push.AdminActor, u *push.User) (string, error) {
+	tok, err := secure.NewToken(apiTokenBytes)
+	if err != nil {
+		return "", err
+	}
+	if err := s.store.AdminReplaceToken(ctx, actor, u.ID, secure.TokenDigest(tok), s.Now()); err != nil {
+		return "", err
+	}
+	return tok, nil
 }
 
 // AdminSendReset emails the account targetID a password reset link naming

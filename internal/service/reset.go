@@ -249,29 +249,6 @@ func (s *Service) ConfirmAccount(ctx context.Context, token string) (*push.User,
 	return u, err
 }
 
-// SetPassword gives the account of email a new password, for an operator
-// (`hush user set-password`): the password rules apply, no limit does, and
-// every web session of the account ends.
-func (s *Service) SetPassword(ctx context.Context, email, password string) (*push.User, error) {
-	if msg := PasswordError(password, password); msg != "" {
-		return nil, invalid("password", msg)
-	}
-	u, err := s.store.UserByEmail(ctx, NormalizeEmail(email))
-	if err != nil {
-		return nil, err
-	}
-	hash, err := s.argon.HashPassword(ctx, password)
-	if err != nil {
-		return nil, err
-	}
-	epoch, err := s.store.SetPassword(ctx, u.ID, hash, s.Now())
-	if err != nil {
-		return nil, err
-	}
-	u.PasswordHash, u.AuthEpoch = hash, epoch
-	return u, nil
-}
-
 // SetLanguage stores the language u chose for its pages: a shipped
 // language's code, or "" for its browser's (docs/decisions.md, D53).
 func (s *Service) SetLanguage(ctx context.Context, u *push.User, code string) error {

@@ -21,44 +21,141 @@ type AdminResult struct {
 }
 
 // Administer performs an admin action on the account targetID and writes
-// its line of the admin log, in one transaction: an action that happened is
-// logged, and a logged action happened. Admin actions are serialized by a
-// lock row, and a web actor (ID ≠ 0) must still be an enabled admin when
-// the action runs, so two admins acting on each other at once cannot both
-// succeed, and an admin disabled a moment ago acts no more. It returns the
+// its line of the admin log, in one transaction (adminTx). It returns the
 // target's email and, for AdminDelete, the blob ids of its files;
 // push.CodeNotFound when there is no such account.
 func (s *Store) Administer(ctx context.Context, actor push.AdminActor, action push.AdminAction, targetID int64, now time.Time) (AdminResult, error) {
-	return write(ctx, s, func(tx *Tx) (AdminResult, error) {
+	return adminTx(ctx, s, actor, now, func(tx *Tx) (AdminResult, []adminLine, error) {
+		target, err := emailOf(ctx, tx, targetID)
+		if err != nil {
+			return AdminResult{}, nil, err
+		}
+		blobs, err := administer(ctx, tx, action, targetID, now)
+		if err != nil {
+			return AdminResult{}, nil, err
+		}
+		return AdminResult{Target: target, Blobs: blobs}, []adminLine{{action, targetID, target}}, nil
+	})
+}
+
+// AdminCreateUser adds an account as CreateUser does, as an admin action
+// of actor: logged as created, and with admin made an administrator and
+// logged as promoted too, in the same transaction.
+func (s *Store) AdminCreateUser(ctx context.Context, actor push.AdminActor, email, passwordHash string, admin bool, now time.Time) (*push.User, error) {
+	u := &push.User{Email: strings.ToLower(strings.TrimSpace(email)), PasswordHash: passwordHash, AuthEpoch: newEpoch(), CreatedAt: now}
+	id, err := adminTx(ctx, s, actor, now, func(tx *Tx) (int64, []adminLine, error) {
+		id, err := insertUser(ctx, tx, u)
+		if err != nil {
+			return 0, nil, err
+		}
+		lines := []adminLine{{push.AdminCreate, id, u.Email}}
+		if admin {
+			if _, err := administer(ctx, tx, push.AdminPromote, id, now); err != nil {
+				return 0, nil, err
+			}
+			lines = append(lines, adminLine{push.AdminPromote, id, u.Email})
+		}
+		return id, lines, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	u.ID, u.Admin = id, admin
+	return u, nil
+}
+
+// AdminSetPassword sets the password of the account targetID as
+// SetPassword does, as a logged admin action of actor. It returns the
+// account's new epoch.
+func (s *Store) AdminSetPassword(ctx context.Context, actor push.AdminActor, targetID int64, passwordHash string, now time.Time) (string, error) {
+	epoch := newEpoch()
+	_, err := adminTx(ctx, s, actor, now, func(tx *Tx) (none, []adminLine, error) {
+		target, err := emailOf(ctx, tx, targetID)
+		if err != nil {
+			return none{}, nil, err
+		}
+		if err := setPassword(ctx, tx, targetID, passwordHash, epoch, now); err != nil {
+			return none{}, nil, err
+		}
+		return none{}, []adminLine{{push.AdminSetPassword, targetID, target}}, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return epoch, nil
+}
+
+// AdminReplaceToken makes digest the only API token of the account
+// targetID as ReplaceToken does, as a logged admin action of actor.
+func (s *Store) AdminReplaceToken(ctx context.Context, actor push.AdminActor, targetID int64, digest string, now time.Time) error {
+	_, err := adminTx(ctx, s, actor, now, func(tx *Tx) (none, []adminLine, error) {
+		target, err := emailOf(ctx, tx, targetID)
+		if err != nil {
+			return none{}, nil, err
+		}
+		if err := replaceToken(ctx, tx, targetID, digest, now); err != nil {
+			return none{}, nil, err
+		}
+		return none{}, []adminLine{{push.AdminNewToken, targetID, target}}, nil
+	})
+	return err
+}
+
+// adminLine is a line of the admin log: what was done to which account.
+type adminLine struct {
+	action   push.AdminAction
+	targetID int64
+	target   string // the account's email
+}
+
+// adminTx runs an admin action of actor in one write transaction with the
+// lines of the admin log that fn returns for it: an action that happened
+// is logged, and a logged action happened. Admin actions are serialized by
+// a lock row (lockAdminActions), and a web actor (ID ≠ 0) must still be an
+// enabled admin when the action runs, so two admins acting on each other
+// at once cannot both succeed, and an admin disabled a moment ago acts no
+// more.
+func adminTx[T any](ctx context.Context, s *Store, actor push.AdminActor, now time.Time, fn func(tx *Tx) (T, []adminLine, error)) (T, error) {
+	return write(ctx, s, func(tx *Tx) (T, error) {
+		var zero T
 		if err := lockAdminActions(ctx, tx); err != nil {
-			return AdminResult{}, err
+			return zero, err
 		}
 		if actor.ID != 0 {
 			var one int
 			err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE id = $1 AND admin = 1 AND disabled_at IS NULL`, actor.ID).Scan(&one)
 			if errors.Is(err, sql.ErrNoRows) {
-				return AdminResult{}, errNotAdmin
+				return zero, errNotAdmin
 			}
 			if err != nil {
-				return AdminResult{}, fmt.Errorf("check admin: %w", err)
+				return zero, fmt.Errorf("check admin: %w", err)
 			}
 		}
-		r := AdminResult{}
-		err := tx.QueryRowContext(ctx, `SELECT email FROM users WHERE id = $1`, targetID).Scan(&r.Target)
-		if errors.Is(err, sql.ErrNoRows) {
-			return AdminResult{}, push.Errorf(push.CodeNotFound, "no such user")
-		}
+		out, lines, err := fn(tx)
 		if err != nil {
-			return AdminResult{}, fmt.Errorf("load user: %w", err)
+			return zero, err
 		}
-		if r.Blobs, err = administer(ctx, tx, action, targetID, now); err != nil {
-			return AdminResult{}, err
+		for _, l := range lines {
+			if err := writeAdminLog(ctx, tx, actor, l.action, l.targetID, l.target, now); err != nil {
+				return zero, err
+			}
 		}
-		if err := writeAdminLog(ctx, tx, actor, action, targetID, r.Target, now); err != nil {
-			return AdminResult{}, err
-		}
-		return r, nil
+		return out, nil
 	})
+}
+
+// emailOf is the email of the account id, in tx; push.CodeNotFound when
+// there is no such account.
+func emailOf(ctx context.Context, tx *Tx, id int64) (string, error) {
+	var email string
+	err := tx.QueryRowContext(ctx, `SELECT email FROM users WHERE id = $1`, id).Scan(&email)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", push.Errorf(push.CodeNotFound, "no such user")
+	}
+	if err != nil {
+		return "", fmt.Errorf("load user: %w", err)
+	}
+	return email, nil
 }
 
 // lockAdminActions takes, in tx, the lock row that serializes admin

@@ -490,3 +490,66 @@ func TestAdminsDeletingThemselves(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminCommandLineActions: creating an account, setting its password
+// and issuing its API token as admin actions change the account and write
+// their admin log lines in the same transaction; a refused one writes
+// none.
+func TestAdminCommandLineActions(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	ctx := t.Context()
+	cli := push.AdminActor{Name: "command line"}
+	u, err := s.AdminCreateUser(ctx, cli, " New@Example.com", "hash-1", true, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reload(t, s, u.ID); got.Email != "new@example.com" || !got.Admin || got.PasswordHash != "hash-1" || !u.Admin {
+		t.Fatalf("created: %+v", got)
+	}
+	if _, err := s.AdminCreateUser(ctx, cli, "new@example.com", "hash-2", false, t0); push.ErrorCode(err) != push.CodeConflict {
+		t.Errorf("a taken email: %v", err)
+	}
+	if err := s.CommitSession(ctx, "new-session", u.ID, []byte("x"), t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(time.Minute)
+	epoch, err := s.AdminSetPassword(ctx, cli, u.ID, "hash-3", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reload(t, s, u.ID); got.PasswordHash != "hash-3" || got.AuthEpoch != epoch || epoch == u.AuthEpoch {
+		t.Errorf("after set_password: %+v", got)
+	}
+	if _, found, _ := s.FindSession(ctx, "new-session", t0); found {
+		t.Error("a session survived set_password")
+	}
+	if err := s.AdminReplaceToken(ctx, cli, u.ID, "digest-1", at); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.UserByTokenDigest(ctx, "digest-1"); err != nil || got.ID != u.ID {
+		t.Errorf("the new token: %v", err)
+	}
+	other := newUser(t, s, "other@example.com")
+	notAdmin := push.AdminActor{ID: other.ID, Name: other.Email}
+	if _, err := s.AdminSetPassword(ctx, notAdmin, u.ID, "hash-4", at); push.ErrorCode(err) != push.CodeForbidden {
+		t.Errorf("set_password by a non-admin: %v", err)
+	}
+	if err := s.AdminReplaceToken(ctx, cli, other.ID+100, "digest-2", at); push.ErrorCode(err) != push.CodeNotFound {
+		t.Errorf("new_token for nobody: %v", err)
+	}
+
+	log, total, err := s.AdminLog(ctx, 0, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range log {
+		got = append(got, fmt.Sprintf("%s %s %d %s", e.Actor, e.Action, e.TargetID, e.Target))
+	}
+	w := fmt.Sprintf("command line %%s %d new@example.com", u.ID)
+	want := []string{fmt.Sprintf(w, "new_token"), fmt.Sprintf(w, "set_password"), fmt.Sprintf(w, "promote"), fmt.Sprintf(w, "create")}
+	if total != len(want) || !slices.Equal(got, want) {
+		t.Fatalf("admin log (%d):\n%s\nwant:\n%s", total, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -31,20 +31,7 @@ func (s *Store) createUser(ctx context.Context, email, passwordHash string, now 
 	email = strings.ToLower(strings.TrimSpace(email))
 	u := &push.User{Email: email, PasswordHash: passwordHash, AuthEpoch: newEpoch(), CreatedAt: now, ConfirmPending: confirm != nil}
 	id, err := write(ctx, s, func(tx *Tx) (int64, error) {
-		var exists int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE email = $1`, email).Scan(&exists)
-		if err == nil {
-			return 0, push.Errorf(push.CodeConflict, "a user with email %s already exists", email)
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return 0, fmt.Errorf("check email: %w", err)
-		}
-		var id int64
-		err = tx.QueryRowContext(ctx, `INSERT INTO users (email, password_hash, auth_epoch, created_at, updated_at, confirm_pending)
-			VALUES ($1, $2, $3, $4, $4, $5) RETURNING id`, email, passwordHash, u.AuthEpoch, ms(now), b2i(confirm != nil)).Scan(&id)
-		if isUniqueViolation(err) {
-			return 0, push.Errorf(push.CodeConflict, "a user with email %s already exists", email)
-		}
+		id, err := insertUser(ctx, tx, u)
 		if err != nil || confirm == nil {
 			return id, err
 		}
@@ -55,6 +42,26 @@ func (s *Store) createUser(ctx context.Context, email, passwordHash string, now 
 	}
 	u.ID = id
 	return u, nil
+}
+
+// insertUser adds the account u (its email lower-cased already) in tx and
+// returns its id; push.CodeConflict when the email is taken.
+func insertUser(ctx context.Context, tx *Tx, u *push.User) (int64, error) {
+	var exists int
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE email = $1`, u.Email).Scan(&exists)
+	if err == nil {
+		return 0, push.Errorf(push.CodeConflict, "a user with email %s already exists", u.Email)
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("check email: %w", err)
+	}
+	var id int64
+	err = tx.QueryRowContext(ctx, `INSERT INTO users (email, password_hash, auth_epoch, created_at, updated_at, confirm_pending)
+		VALUES ($1, $2, $3, $4, $4, $5) RETURNING id`, u.Email, u.PasswordHash, u.AuthEpoch, ms(u.CreatedAt), b2i(u.ConfirmPending)).Scan(&id)
+	if isUniqueViolation(err) {
+		return 0, push.Errorf(push.CodeConflict, "a user with email %s already exists", u.Email)
+	}
+	return id, err
 }
 
 // UserByEmail finds an account; push.CodeNotFound when there is none.
@@ -110,15 +117,18 @@ func (s *Store) user(ctx context.Context, query string, arg any) (*push.User, er
 
 // ReplaceToken makes digest the user's only API token: earlier tokens die.
 func (s *Store) ReplaceToken(ctx context.Context, userID int64, digest string, now time.Time) error {
-	_, err := write(ctx, s, func(tx *Tx) (none, error) {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM api_tokens WHERE user_id = $1`, userID); err != nil {
-			return none{}, fmt.Errorf("revoke tokens: %w", err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO api_tokens (user_id, digest, created_at) VALUES ($1, $2, $3)`,
-			userID, digest, ms(now)); err != nil {
-			return none{}, fmt.Errorf("insert token: %w", err)
-		}
-		return none{}, nil
-	})
+	_, err := write(ctx, s, func(tx *Tx) (none, error) { return none{}, replaceToken(ctx, tx, userID, digest, now) })
 	return err
+}
+
+// replaceToken is ReplaceToken in tx.
+func replaceToken(ctx context.Context, tx *Tx, userID int64, digest string, now time.Time) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM api_tokens WHERE user_id = $1`, userID); err != nil {
+		return fmt.Errorf("revoke tokens: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO api_tokens (user_id, digest, created_at) VALUES ($1, $2, $3)`,
+		userID, digest, ms(now)); err != nil {
+		return fmt.Errorf("insert token: %w", err)
+	}
+	return nil
 }

@@ -23,21 +23,26 @@ func (s *Store) UserByID(ctx context.Context, id int64) (*push.User, error) {
 func (s *Store) SetPassword(ctx context.Context, userID int64, passwordHash string, now time.Time) (string, error) {
 	epoch := newEpoch()
 	_, err := write(ctx, s, func(tx *Tx) (none, error) {
-		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $1, auth_epoch = $2, updated_at = $3,
-			reset_digest = NULL, reset_expires_at = NULL WHERE id = $4`,
-			passwordHash, epoch, ms(now), userID)
-		if err != nil {
-			return none{}, fmt.Errorf("set password: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return none{}, push.Errorf(push.CodeNotFound, "no such user")
-		}
-		return none{}, deleteSessionsOf(ctx, tx, userID)
+		return none{}, setPassword(ctx, tx, userID, passwordHash, epoch, now)
 	})
 	if err != nil {
 		return "", err
 	}
 	return epoch, nil
+}
+
+// setPassword is SetPassword in tx, with the new epoch.
+func setPassword(ctx context.Context, tx *Tx, userID int64, passwordHash, epoch string, now time.Time) error {
+	res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $1, auth_epoch = $2, updated_at = $3,
+		reset_digest = NULL, reset_expires_at = NULL WHERE id = $4`,
+		passwordHash, epoch, ms(now), userID)
+	if err != nil {
+		return fmt.Errorf("set password: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return push.Errorf(push.CodeNotFound, "no such user")
+	}
+	return deleteSessionsOf(ctx, tx, userID)
 }
 
 // RevokeSessions ends every web session of a user: the sessions are deleted

@@ -179,3 +179,17 @@ func TestAdminGerman(t *testing.T) {
 	log.has(t, `<td data-action="disable">Deaktiviert</td>`, `<td data-action="promote">Zum Administrator gemacht</td>`, "<h1>Admin-Protokoll</h1>")
 	log.lacks(t, ">disable<")
 }
+
+// TestAdminLogLabels: every action the admin log can hold, from the pages
+// or from the command line, has a label of its own in every shipped
+// language, so that the log never shows an action's stored name.
+func TestAdminLogLabels(t *testing.T) {
+	for _, l := range i18n.Languages() {
+		loc := i18n.For(l.Code)
+		for _, a := range slices.Concat(push.AdminActions, push.CommandLineActions) {
+			if got := actionLabel(loc, a); got == string(a) {
+				t.Errorf("%s: the admin log shows %q as it is stored", l.Code, a)
+			}
+		}
+	}
+}
