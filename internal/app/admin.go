@@ -34,7 +34,9 @@ func (e *env) adminFlags(name string, args []string, define func(fs *flag.FlagSe
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "hush %s: unexpected argument %q\n", name, fs.Arg(0))
+		// Not echoed: a password typed where a flag was meant would be
+		// written to the terminal and the logs that keep it.
+		fmt.Fprintf(e.stderr, "hush %s: unexpected argument after the flags (not shown, in case it is a secret); see hush %s -h\n", name, name)
 		return nil, errUsage
 	}
 	// The environment wins over flags (as for serve), so a flag that
@@ -127,7 +129,7 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 	var admin bool
 	cfg, err := e.adminFlags("user create", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&email, "email", "", "email address of the user (required)")
-		fs.StringVar(&password, "password", "", `password; "-" reads it from stdin; empty generates one`)
+		fs.StringVar(&password, "password", "", `password; "-" reads it from a prompt on a terminal or else from stdin; empty generates one`)
 		fs.BoolVar(&admin, "admin", false, "give the user the admin role (the admin pages)")
 	})
 	if err != nil {
@@ -136,20 +138,21 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 	if !service.ValidEmail(service.NormalizeEmail(email)) {
 		return fmt.Errorf("invalid email address %q", email)
 	}
-	password, generated, err := e.createPassword(password)
-	if err != nil {
-		return err
-	}
 	st, err := e.openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	// A taken address is said before anything about the password: the
-	// operator must not fix a password for an account that exists.
+	// A taken address is said before anything about the password (and
+	// before a prompt asks for one): the operator must not fix a password
+	// for an account that exists.
 	svc := accountService(st, cfg)
 	if _, err := svc.UserByEmail(ctx, email); err == nil {
 		return fmt.Errorf("a user with email %s already exists", service.NormalizeEmail(email))
+	}
+	password, generated, err := e.createPassword(password)
+	if err != nil {
+		return err
 	}
 	u, err := svc.AdminCreateUser(ctx, cliActor, email, password, admin)
 	var pe *push.Error
@@ -183,20 +186,21 @@ func invalidInput(pe *push.Error) error {
 	return errors.New(strings.ToLower(pe.Message[:1]) + strings.TrimSuffix(pe.Message[1:], "."))
 }
 
-// createPassword is the password user create was given: "-" reads it
-// from stdin, "" generates one (generated is then true).
+// createPassword is the password user create was given: "-" reads it as
+// set-password does (a prompt on a terminal, else the first line of
+// stdin), "" generates one (generated is then true). A password given as
+// the argument itself is taken, with a warning: other users of the
+// machine see it in ps, and it stays in shell history.
 func (e *env) createPassword(flag string) (password string, generated bool, err error) {
 	switch flag {
 	case "-":
-		line, err := bufio.NewReader(e.stdin).ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return "", false, fmt.Errorf("read password from stdin: %w", err)
-		}
-		return strings.TrimRight(line, "\r\n"), false, nil
+		password, err := e.readNewPassword()
+		return password, false, err
 	case "":
 		password, err := secure.NewToken(12)
 		return password, true, err
 	}
+	fmt.Fprintln(e.stderr, "hush user create: warning: a password given as an argument is seen by other users of this machine (ps) and stays in shell history; --password - reads it from a prompt or stdin")
 	return flag, false, nil
 }
 

@@ -50,7 +50,8 @@ const usage = `Hush — share secrets through links that expire.
 Usage:
   hush serve [flags]                         run the service (hush serve -h lists settings)
   hush migrate                               bring the database schema up to date
-  hush user create --email E [--password P]  create a user (--password - reads stdin)
+  hush user create --email E [--password P]  create a user (--password - prompts or reads stdin;
+                                             without it a password is generated)
   hush user set-password --email E           set a user's password, read from stdin or a prompt
                                              (never an argument); signs the user out everywhere
   hush token create --email E                issue a new API token (the old one stops working)

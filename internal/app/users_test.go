@@ -388,3 +388,36 @@ func TestCommandLineActionsLogged(t *testing.T) {
 		t.Errorf("admin log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestPasswordsOffTheCommandLine: user create warns about a password given
+// as an argument; --password - with nothing on stdin is refused without
+// making the account; and an unexpected argument, which may be a password
+// typed where a flag was meant, is never echoed.
+func TestPasswordsOffTheCommandLine(t *testing.T) {
+	env := map[string]string{"HUSH_DATA_DIR": t.TempDir()}
+	code, out, errOut := run(t, env, "", "user", "create", "--email", "arg@example.com", "--password", "secret-in-argv")
+	if code != 0 || !strings.Contains(errOut, "warning: a password given as an argument") || strings.Contains(out+errOut, "secret-in-argv") {
+		t.Errorf("a password as an argument: %d %q %q", code, out, errOut)
+	}
+	code, out, errOut = run(t, env, "from stdin\n", "user", "create", "--email", "stdin@example.com", "--password", "-")
+	if code != 0 || strings.Contains(errOut, "warning") {
+		t.Errorf("a password on stdin: %d %q %q", code, out, errOut)
+	}
+	code, _, errOut = run(t, env, "", "user", "create", "--email", "empty@example.com", "--password", "-")
+	if code != 1 || !strings.Contains(errOut, "no password on stdin") {
+		t.Errorf("nothing on stdin: %d %q", code, errOut)
+	}
+	if _, list, _ := run(t, env, "", "user", "list"); strings.Contains(list, "empty@example.com") {
+		t.Error("an account was made without its password")
+	}
+	for _, args := range [][]string{
+		{"user", "set-password", "--email", "arg@example.com", "new-secret-pw"},
+		{"user", "create", "--email", "x@example.com", "new-secret-pw"},
+		{"token", "create", "--email", "arg@example.com", "new-secret-pw"},
+	} {
+		code, out, errOut := run(t, env, "", args...)
+		if code != 2 || !strings.Contains(errOut, "unexpected argument") || strings.Contains(out+errOut, "new-secret-pw") {
+			t.Errorf("%v: %d %q %q", args, code, out, errOut)
+		}
+	}
+}
