@@ -30,6 +30,10 @@ func (e *env) healthcheck(ctx context.Context, args []string) error {
 		fmt.Fprintf(e.stderr, "hush healthcheck: unexpected argument %q\n", fs.Arg(0))
 		return errUsage
 	}
+	if *timeout <= 0 {
+		fmt.Fprintf(e.stderr, "hush healthcheck: -timeout must be positive (got %s), e.g. 3s\n", *timeout)
+		return errUsage
+	}
 	addr := strings.TrimSpace(e.getenv("HUSH_ADDR"))
 	if addr == "" {
 		addr = *addrFlag

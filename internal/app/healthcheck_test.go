@@ -80,3 +80,14 @@ func TestProbeAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestHealthcheckTimeout: a timeout that is not positive is refused as a
+// usage error that names it, before anything is asked.
+func TestHealthcheckTimeout(t *testing.T) {
+	for _, d := range []string{"-1s", "0", "0s"} {
+		code, _, errOut := run(t, map[string]string{"HUSH_ADDR": "127.0.0.1:1"}, "", "healthcheck", "-timeout", d)
+		if code != 2 || !strings.Contains(errOut, "-timeout must be positive") {
+			t.Errorf("-timeout %s: %d %q", d, code, errOut)
+		}
+	}
+}
