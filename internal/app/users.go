@@ -55,6 +55,17 @@ var userActionDone = map[push.AdminAction]string{
 	push.AdminResetTwoFactor: "turned off two-factor authentication for %s",
 }
 
+// userActionUnchanged says that an action found the account as it would
+// have left it. Deleting and signing out everywhere always act.
+var userActionUnchanged = map[push.AdminAction]string{
+	push.AdminDisable:        "%s is already disabled: nothing changed",
+	push.AdminEnable:         "%s is not disabled: nothing changed",
+	push.AdminPromote:        "%s is already an administrator: nothing changed",
+	push.AdminDemote:         "%s is not an administrator: nothing changed",
+	push.AdminRevokeToken:    "%s has no API token: nothing changed",
+	push.AdminResetTwoFactor: "%s has no second factor: nothing changed",
+}
+
 // inDatabase names the database a verb acted on, for the line that says
 // what it did: "(in SQLite ./data/hush.db)", "(in PostgreSQL hush@db/hush)".
 func inDatabase(cfg *config.Config) string {
@@ -98,10 +109,15 @@ func (e *env) userAction(ctx context.Context, name string, action push.AdminActi
 	if err != nil {
 		return err
 	}
-	if _, err := svc.Administer(ctx, cliActor, action, u.ID); err != nil {
+	res, err := svc.Administer(ctx, cliActor, action, u.ID)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, userActionDone[action]+" %s\n", u.Email, inDatabase(cfg))
+	said := userActionDone[action]
+	if !res.Changed {
+		said = userActionUnchanged[action]
+	}
+	fmt.Fprintf(e.stdout, said+" %s\n", u.Email, inDatabase(cfg))
 	return nil
 }
 

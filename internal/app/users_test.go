@@ -421,3 +421,32 @@ func TestPasswordsOffTheCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// TestUserActionsThatChangeNothing: an action on an account that is
+// already as it would leave it says that nothing changed, claims no
+// effect, and writes no line of the admin log.
+func TestUserActionsThatChangeNothing(t *testing.T) {
+	env := map[string]string{"HUSH_DATA_DIR": t.TempDir()}
+	if code, _, errOut := run(t, env, "", "user", "create", "--email", "n@example.com"); code != 0 {
+		t.Fatalf("user create: %d %q", code, errOut)
+	}
+	for _, c := range []struct{ verb, want string }{
+		{"enable", "n@example.com is not disabled: nothing changed"},
+		{"demote", "n@example.com is not an administrator: nothing changed"},
+		{"reset-2fa", "n@example.com has no second factor: nothing changed"},
+		{"revoke-token", "n@example.com has no API token: nothing changed"},
+		{"disable", "disabled n@example.com: its sessions ended"},
+		{"disable", "n@example.com is already disabled: nothing changed"},
+		{"promote", "n@example.com is now an administrator"},
+		{"promote", "n@example.com is already an administrator: nothing changed"},
+	} {
+		code, out, errOut := run(t, env, "", "user", c.verb, "--email", "n@example.com")
+		if code != 0 || !strings.HasPrefix(out, c.want) {
+			t.Errorf("user %s: %d %q %q, want %q", c.verb, code, out, errOut, c.want)
+		}
+	}
+	want := []string{"command line promote n@example.com", "command line disable n@example.com", "command line create n@example.com"}
+	if got := adminLogOf(t, env); !slices.Equal(got, want) {
+		t.Errorf("admin log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

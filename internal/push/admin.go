@@ -43,6 +43,14 @@ type AdminActor struct {
 	IP   string // the client address of a web request; "" on the command line
 }
 
+// AdminResult is what an admin action did: the account's email, and
+// whether anything changed (an action that finds the account as it would
+// leave it changes nothing, and writes no line of the admin log).
+type AdminResult struct {
+	Target  string
+	Changed bool
+}
+
 // AdminEntry is one line of the admin log: who did what to whom, when.
 type AdminEntry struct {
 	ID       int64

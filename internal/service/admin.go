@@ -29,26 +29,27 @@ const (
 )
 
 // Administer performs action on the account targetID for actor, and logs it
-// in the admin log, in one transaction; it returns the account's email. An
+// in the admin log, in one transaction; it returns the account's email and
+// whether the action changed anything (one that did not is not logged). An
 // admin on the web acts only on other accounts: so the web can never leave
 // the instance without an enabled admin, and an admin cannot lock
 // themselves out by a slip. The command line (actor ID 0) may do anything.
-func (s *Service) Administer(ctx context.Context, actor push.AdminActor, action push.AdminAction, targetID int64) (string, error) {
+func (s *Service) Administer(ctx context.Context, actor push.AdminActor, action push.AdminAction, targetID int64) (push.AdminResult, error) {
 	if !slices.Contains(push.AdminActions, action) {
-		return "", push.Errorf(push.CodeNotFound, "no such admin action")
+		return push.AdminResult{}, push.Errorf(push.CodeNotFound, "no such admin action")
 	}
 	if actor.ID != 0 && actor.ID == targetID {
-		return "", push.Errorf(push.CodeForbidden, "%s", MsgNotYourOwn)
+		return push.AdminResult{}, push.Errorf(push.CodeForbidden, "%s", MsgNotYourOwn)
 	}
 	if action == push.AdminSendReset {
-		return "", push.Errorf(push.CodeBadRequest, "a password reset is sent by AdminSendReset")
+		return push.AdminResult{}, push.Errorf(push.CodeBadRequest, "a password reset is sent by AdminSendReset")
 	}
 	r, err := s.store.Administer(ctx, actor, action, targetID, s.Now())
 	if err != nil {
-		return "", err
+		return push.AdminResult{}, err
 	}
 	s.deleteBlobs(ctx, r.Blobs)
-	return r.Target, nil
+	return r.AdminResult, nil
 }
 
 // AdminCreateUser creates an account with a given password for actor (the

@@ -14,27 +14,36 @@ import (
 // errNotAdmin refuses an action whose actor is no longer an enabled admin.
 var errNotAdmin = push.Errorf(push.CodeForbidden, "Only administrators may do this.")
 
-// AdminResult is what an admin action did.
+// AdminResult is what an admin action did: the account's email and
+// whether anything changed (push.AdminResult), and the blob ids of the
+// account's files for the caller to delete from the file store
+// (AdminDelete).
 type AdminResult struct {
-	Target string   // the account's email
-	Blobs  []string // AdminDelete: the blob ids of the account's files, for the caller to delete from the file store
+	push.AdminResult
+	Blobs []string
 }
 
 // Administer performs an admin action on the account targetID and writes
-// its line of the admin log, in one transaction (adminTx). It returns the
-// target's email and, for AdminDelete, the blob ids of its files;
-// push.CodeNotFound when there is no such account.
+// its line of the admin log, in one transaction (adminTx); an action that
+// changes nothing (disabling a disabled account, …) writes none. It
+// returns the target's email, whether the action changed anything and,
+// for AdminDelete, the blob ids of its files; push.CodeNotFound when there
+// is no such account.
 func (s *Store) Administer(ctx context.Context, actor push.AdminActor, action push.AdminAction, targetID int64, now time.Time) (AdminResult, error) {
 	return adminTx(ctx, s, actor, now, func(tx *Tx) (AdminResult, []adminLine, error) {
 		target, err := emailOf(ctx, tx, targetID)
 		if err != nil {
 			return AdminResult{}, nil, err
 		}
-		blobs, err := administer(ctx, tx, action, targetID, now)
+		r := AdminResult{AdminResult: push.AdminResult{Target: target}}
+		r.Changed, r.Blobs, err = administer(ctx, tx, action, targetID, now)
 		if err != nil {
 			return AdminResult{}, nil, err
 		}
-		return AdminResult{Target: target, Blobs: blobs}, []adminLine{{action, targetID, target}}, nil
+		if !r.Changed {
+			return r, nil, nil
+		}
+		return r, []adminLine{{action, targetID, target}}, nil
 	})
 }
 
@@ -50,7 +59,7 @@ func (s *Store) AdminCreateUser(ctx context.Context, actor push.AdminActor, emai
 		}
 		lines := []adminLine{{push.AdminCreate, id, u.Email}}
 		if admin {
-			if _, err := administer(ctx, tx, push.AdminPromote, id, now); err != nil {
+			if _, _, err := administer(ctx, tx, push.AdminPromote, id, now); err != nil {
 				return 0, nil, err
 			}
 			lines = append(lines, adminLine{push.AdminPromote, id, u.Email})
@@ -247,47 +256,59 @@ func lastEnabledAdmin(ctx context.Context, q rowQuerier, userID int64) (bool, er
 	return self == 1 && others == 0, nil
 }
 
-// administer is the change an action makes, in tx; for AdminDelete, it
-// returns the blob ids of the account's files.
-func administer(ctx context.Context, tx *Tx, action push.AdminAction, id int64, now time.Time) ([]string, error) {
+// administer is the change an action makes, in tx; changed is false when
+// the account was already as the action would leave it. For AdminDelete,
+// it returns the blob ids of the account's files.
+func administer(ctx context.Context, tx *Tx, action push.AdminAction, id int64, now time.Time) (changed bool, blobs []string, err error) {
 	var q string
 	switch action {
 	case push.AdminDisable:
 		// A new epoch as well as the deletes: a session row written by a
 		// request in flight signs nobody in either.
-		q = `UPDATE users SET disabled_at = COALESCE(disabled_at, $1), auth_epoch = $3, updated_at = $1 WHERE id = $2`
+		q = `UPDATE users SET disabled_at = $1, auth_epoch = $3, updated_at = $1 WHERE id = $2 AND disabled_at IS NULL`
 	case push.AdminEnable:
-		q = `UPDATE users SET disabled_at = NULL, updated_at = $1 WHERE id = $2`
+		q = `UPDATE users SET disabled_at = NULL, updated_at = $1 WHERE id = $2 AND disabled_at IS NOT NULL`
 	case push.AdminRevokeSessions:
 		q = `UPDATE users SET auth_epoch = $3, updated_at = $1 WHERE id = $2`
 	case push.AdminPromote:
-		q = `UPDATE users SET admin = 1, updated_at = $1 WHERE id = $2`
+		q = `UPDATE users SET admin = 1, updated_at = $1 WHERE id = $2 AND admin = 0`
 	case push.AdminDemote:
-		q = `UPDATE users SET admin = 0, updated_at = $1 WHERE id = $2`
+		q = `UPDATE users SET admin = 0, updated_at = $1 WHERE id = $2 AND admin = 1`
 	case push.AdminRevokeToken:
-		_, err := tx.ExecContext(ctx, `DELETE FROM api_tokens WHERE user_id = $1`, id)
-		return nil, err
+		n, err := rowsAffected(tx.ExecContext(ctx, `DELETE FROM api_tokens WHERE user_id = $1`, id))
+		return n > 0, nil, err
 	case push.AdminResetTwoFactor:
-		return nil, disableTwoFactor(ctx, tx, id, now)
+		var has int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE id = $1 AND (totp_secret IS NOT NULL
+			OR totp_enabled_at IS NOT NULL OR totp_pending IS NOT NULL OR totp_pending_epoch IS NOT NULL
+			OR EXISTS (SELECT 1 FROM recovery_codes WHERE user_id = $1))`, id).Scan(&has); err != nil || has == 0 {
+			return false, nil, err
+		}
+		return true, nil, disableTwoFactor(ctx, tx, id, now)
 	case push.AdminDelete:
-		return deleteUser(ctx, tx, id)
+		blobs, err := deleteUser(ctx, tx, id)
+		return true, blobs, err
 	case push.AdminSendReset:
-		return nil, nil // the service queues the message once this is logged
+		return true, nil, nil // the service queues the message once this is logged
 
 	default:
-		return nil, push.Errorf(push.CodeBadRequest, "unknown admin action %q", action)
+		return false, nil, push.Errorf(push.CodeBadRequest, "unknown admin action %q", action)
 	}
 	args := []any{ms(now), id}
 	if strings.Contains(q, "$3") {
 		args = append(args, newEpoch())
 	}
-	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-		return nil, fmt.Errorf("%s: %w", action, err)
+	n, err := rowsAffected(tx.ExecContext(ctx, q, args...))
+	if err != nil {
+		return false, nil, fmt.Errorf("%s: %w", action, err)
+	}
+	if n == 0 {
+		return false, nil, nil
 	}
 	if action == push.AdminDisable || action == push.AdminRevokeSessions {
-		return nil, deleteSessionsOf(ctx, tx, id)
+		return true, nil, deleteSessionsOf(ctx, tx, id)
 	}
-	return nil, nil
+	return true, nil, nil
 }
 
 // AdminLog returns the admin log's entries, newest first, from offset, at

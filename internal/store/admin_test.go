@@ -50,8 +50,8 @@ func TestAdminActions(t *testing.T) {
 	}
 
 	at := t0.Add(time.Minute)
-	if r, err := s.Administer(ctx, web, push.AdminDisable, target.ID, at); err != nil || r.Target != target.Email {
-		t.Fatalf("disable: %+v, %v", r, err)
+	if res, err := s.Administer(ctx, web, push.AdminDisable, target.ID, at); err != nil || res.Target != target.Email || !res.Changed {
+		t.Fatalf("disable: %+v, %v", res, err)
 	}
 	u := reload(t, s, target.ID)
 	if !u.Disabled() || !u.DisabledAt.Equal(at) || u.AuthEpoch == target.AuthEpoch {
@@ -551,5 +551,46 @@ func TestAdminCommandLineActions(t *testing.T) {
 	want := []string{fmt.Sprintf(w, "new_token"), fmt.Sprintf(w, "set_password"), fmt.Sprintf(w, "promote"), fmt.Sprintf(w, "create")}
 	if total != len(want) || !slices.Equal(got, want) {
 		t.Fatalf("admin log (%d):\n%s\nwant:\n%s", total, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestAdminNoChange: an action that finds the account as it would leave
+// it says it changed nothing and writes no line of the admin log; the
+// same action on an account it changes does both.
+func TestAdminNoChange(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	ctx := t.Context()
+	cli := push.AdminActor{Name: "command line"}
+	u := newUser(t, s, "u@example.com")
+	for _, c := range []struct {
+		action  push.AdminAction
+		changed bool
+	}{
+		{push.AdminEnable, false}, {push.AdminDemote, false}, {push.AdminRevokeToken, false}, {push.AdminResetTwoFactor, false},
+		{push.AdminDisable, true}, {push.AdminDisable, false}, {push.AdminEnable, true},
+		{push.AdminPromote, true}, {push.AdminPromote, false}, {push.AdminDemote, true},
+		{push.AdminRevokeSessions, true},
+	} {
+		_, total, _ := s.AdminLog(ctx, 0, 1)
+		res, err := s.Administer(ctx, cli, c.action, u.ID, t0)
+		if err != nil || res.Changed != c.changed || res.Target != u.Email {
+			t.Errorf("%s: %+v, %v; want changed %v", c.action, res, err, c.changed)
+		}
+		if _, after, _ := s.AdminLog(ctx, 0, 1); (after > total) != c.changed {
+			t.Errorf("%s: the admin log went from %d to %d lines", c.action, total, after)
+		}
+	}
+	if err := s.ReplaceToken(ctx, u.ID, "digest", t0); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Administer(ctx, cli, push.AdminRevokeToken, u.ID, t0); err != nil || !res.Changed {
+		t.Errorf("revoke_token of a token: %+v, %v", res, err)
+	}
+	if err := s.BeginTwoFactor(ctx, u.ID, reload(t, s, u.ID).AuthEpoch, []byte("sealed"), t0); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Administer(ctx, cli, push.AdminResetTwoFactor, u.ID, t0); err != nil || !res.Changed {
+		t.Errorf("reset_two_factor of an enrolment: %+v, %v", res, err)
 	}
 }

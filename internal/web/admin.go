@@ -264,7 +264,9 @@ func (s *Server) adminAct(w http.ResponseWriter, r *http.Request) error {
 	if action == push.AdminSendReset {
 		email, err = s.svc.AdminSendReset(r.Context(), actor, t.ID, s.origin(r))
 	} else {
-		email, err = s.svc.Administer(r.Context(), actor, action, t.ID)
+		var res push.AdminResult
+		res, err = s.svc.Administer(r.Context(), actor, action, t.ID)
+		email = res.Target
 	}
 	switch push.ErrorCode(err) {
 	case "":
