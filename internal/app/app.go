@@ -12,6 +12,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"hush/internal/store"
 )
 
 // Version is the application version, in the dotted numeric form the API's
@@ -127,6 +129,12 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdin 
 	}
 	if errors.Is(err, errUsage) {
 		return 2
+	}
+	if store.IsLocked(err) {
+		// SQLite's own words ("database is locked (5) (SQLITE_BUSY)")
+		// say neither who holds the lock nor what to do.
+		fmt.Fprintln(stderr, "hush: another process holds the database's write lock and did not release it within the busy timeout (HUSH_SQLITE_BUSY_TIMEOUT); try again once it is done")
+		return 1
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hush: %v\n", err)

@@ -18,6 +18,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"hush/internal/config"
+	"hush/internal/testdb"
 )
 
 // userID is the account id of email as hush user list prints it.
@@ -448,5 +449,27 @@ func TestUserActionsThatChangeNothing(t *testing.T) {
 	want := []string{"command line promote n@example.com", "command line disable n@example.com", "command line create n@example.com"}
 	if got := adminLogOf(t, env); !slices.Equal(got, want) {
 		t.Errorf("admin log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestAdminVerbWhileLocked: an admin verb that cannot take SQLite's write
+// lock within the busy timeout says that another process holds it, in one
+// line, instead of the driver's message.
+func TestAdminVerbWhileLocked(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "hush.db")
+	env := map[string]string{"HUSH_DATA_DIR": dir, "HUSH_DATABASE_URL": "sqlite:" + db, "HUSH_SQLITE_BUSY_TIMEOUT": "200ms"}
+	if code, _, errOut := run(t, env, "", "user", "create", "--email", "l@example.com"); code != 0 {
+		t.Fatalf("user create: %d %q", code, errOut)
+	}
+	release, err := testdb.LockWrites(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	code, out, errOut := run(t, env, "", "user", "promote", "--email", "l@example.com")
+	if code != 1 || out != "" || !strings.Contains(errOut, "another process holds the database's write lock") ||
+		strings.Contains(errOut, "database is locked") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("promote while locked: %d %q %q", code, out, errOut)
 	}
 }

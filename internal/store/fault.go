@@ -78,6 +78,17 @@ func unreachable() push.Fault {
 
 func full() push.Fault { return push.Fault{Code: push.CodeStorageFull, Cause: "full"} }
 
+// IsLocked reports whether err is SQLite's answer to a write that waited
+// its busy timeout for a lock another connection or process held.
+func IsLocked(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	code := e.Code() & 0xff
+	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
+}
+
 func sqliteFault(err error) (push.Fault, bool) {
 	var e *sqlite.Error
 	if !errors.As(err, &e) {
