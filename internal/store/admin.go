@@ -256,24 +256,28 @@ func lastEnabledAdmin(ctx context.Context, q rowQuerier, userID int64) (bool, er
 	return self == 1 && others == 0, nil
 }
 
+// adminUpdates are the actions that are one UPDATE of the account's row;
+// the condition of each refuses a row already as the action leaves it. $3,
+// where there is one, is a new auth epoch: disabling takes one as well as
+// deleting the sessions, so that a session row written by a request in
+// flight signs nobody in either.
+var adminUpdates = map[push.AdminAction]string{
+	push.AdminDisable:        `UPDATE users SET disabled_at = $1, auth_epoch = $3, updated_at = $1 WHERE id = $2 AND disabled_at IS NULL`,
+	push.AdminEnable:         `UPDATE users SET disabled_at = NULL, updated_at = $1 WHERE id = $2 AND disabled_at IS NOT NULL`,
+	push.AdminRevokeSessions: `UPDATE users SET auth_epoch = $3, updated_at = $1 WHERE id = $2`,
+	push.AdminPromote:        `UPDATE users SET admin = 1, updated_at = $1 WHERE id = $2 AND admin = 0`,
+	push.AdminDemote:         `UPDATE users SET admin = 0, updated_at = $1 WHERE id = $2 AND admin = 1`,
+}
+
 // administer is the change an action makes, in tx; changed is false when
 // the account was already as the action would leave it. For AdminDelete,
 // it returns the blob ids of the account's files.
 func administer(ctx context.Context, tx *Tx, action push.AdminAction, id int64, now time.Time) (changed bool, blobs []string, err error) {
-	var q string
+	if q, ok := adminUpdates[action]; ok {
+		changed, err := updateAccount(ctx, tx, action, q, id, now)
+		return changed, nil, err
+	}
 	switch action {
-	case push.AdminDisable:
-		// A new epoch as well as the deletes: a session row written by a
-		// request in flight signs nobody in either.
-		q = `UPDATE users SET disabled_at = $1, auth_epoch = $3, updated_at = $1 WHERE id = $2 AND disabled_at IS NULL`
-	case push.AdminEnable:
-		q = `UPDATE users SET disabled_at = NULL, updated_at = $1 WHERE id = $2 AND disabled_at IS NOT NULL`
-	case push.AdminRevokeSessions:
-		q = `UPDATE users SET auth_epoch = $3, updated_at = $1 WHERE id = $2`
-	case push.AdminPromote:
-		q = `UPDATE users SET admin = 1, updated_at = $1 WHERE id = $2 AND admin = 0`
-	case push.AdminDemote:
-		q = `UPDATE users SET admin = 0, updated_at = $1 WHERE id = $2 AND admin = 1`
 	case push.AdminRevokeToken:
 		n, err := rowsAffected(tx.ExecContext(ctx, `DELETE FROM api_tokens WHERE user_id = $1`, id))
 		return n > 0, nil, err
@@ -290,25 +294,28 @@ func administer(ctx context.Context, tx *Tx, action push.AdminAction, id int64, 
 		return true, blobs, err
 	case push.AdminSendReset:
 		return true, nil, nil // the service queues the message once this is logged
-
-	default:
-		return false, nil, push.Errorf(push.CodeBadRequest, "unknown admin action %q", action)
 	}
+	return false, nil, push.Errorf(push.CodeBadRequest, "unknown admin action %q", action)
+}
+
+// updateAccount runs an action of adminUpdates, q, on the account id;
+// disabling and revoking end its sessions too.
+func updateAccount(ctx context.Context, tx *Tx, action push.AdminAction, q string, id int64, now time.Time) (bool, error) {
 	args := []any{ms(now), id}
 	if strings.Contains(q, "$3") {
 		args = append(args, newEpoch())
 	}
 	n, err := rowsAffected(tx.ExecContext(ctx, q, args...))
 	if err != nil {
-		return false, nil, fmt.Errorf("%s: %w", action, err)
+		return false, fmt.Errorf("%s: %w", action, err)
 	}
 	if n == 0 {
-		return false, nil, nil
+		return false, nil
 	}
 	if action == push.AdminDisable || action == push.AdminRevokeSessions {
-		return true, nil, deleteSessionsOf(ctx, tx, id)
+		return true, deleteSessionsOf(ctx, tx, id)
 	}
-	return true, nil, nil
+	return true, nil
 }
 
 // AdminLog returns the admin log's entries, newest first, from offset, at
