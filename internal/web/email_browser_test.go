@@ -164,7 +164,7 @@ func TestBrowserConfirmAccount(t *testing.T) {
 		t.Fatalf("no confirmation link: %q", link)
 	}
 	b.do(fay, chromedp.Navigate(h.url+u.RequestURI()), chromedp.WaitVisible(css("#confirm-address")),
-		chromedp.Click(css("#confirm-address")), chromedp.WaitVisible(css("h1")))
+		chromedp.Click(css("#confirm-address")), chromedp.WaitNotPresent(css("#confirm-address")), chromedp.WaitVisible(css("h1")))
 	if h1 := run(b, fay, chromedp.Text(css("h1"))); h1 != "Your email address is confirmed" {
 		t.Errorf("confirmation page: %q", h1)
 	}
