@@ -81,12 +81,8 @@ func full() push.Fault { return push.Fault{Code: push.CodeStorageFull, Cause: "f
 // IsLocked reports whether err is SQLite's answer to a write that waited
 // its busy timeout for a lock another connection or process held.
 func IsLocked(err error) bool {
-	var e *sqlite.Error
-	if !errors.As(err, &e) {
-		return false
-	}
-	code := e.Code() & 0xff
-	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
+	f, ok := sqliteFault(err)
+	return ok && f.Cause == busy().Cause
 }
 
 func sqliteFault(err error) (push.Fault, bool) {
