@@ -21,7 +21,7 @@ func errKeyMissing(p *push.Push) error {
 	return fmt.Errorf("push %d: %w", p.ID, secure.ErrUnknownKey)
 }
 
-// holdsKey is the claim's check (store.ClaimByKeyIf) that the payload it
+// holdsKey is the claim's check (store.ClaimByKey) that the payload it
 // is about to spend a view on can be opened here.
 func (s *Service) holdsKey(p *push.Push) error {
 	if !s.keys.Holds(p.PayloadSealed) {

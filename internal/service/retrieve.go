@@ -103,11 +103,11 @@ func (s *Service) RetrieveWith(ctx context.Context, req RetrieveRequest) (*Retri
 // claimFirst is the retrieval of an anonymous caller when the push is
 // active and has neither passphrase nor files: nothing needs opening
 // before the view is spent, so the claim comes first and returns the row
-// (store.ClaimByKeyIf, which first makes sure this instance holds the
+// (store.ClaimByKey, which first makes sure this instance holds the
 // payload's master key: holdsKey), and the payload is opened after it.
 // nil, nil sends the caller down the full path.
 func (s *Service) claimFirst(ctx context.Context, req RetrieveRequest, now time.Time) (*Retrieval, error) {
-	p, err := s.store.ClaimByKeyIf(ctx, secure.TokenKey(req.Token), s.event(push.EventView, nil, req.Meta, now), s.holdsKeyFn)
+	p, err := s.store.ClaimByKey(ctx, secure.TokenKey(req.Token), s.event(push.EventView, nil, req.Meta, now), s.holdsKeyFn)
 	if p == nil || err != nil {
 		return nil, err
 	}

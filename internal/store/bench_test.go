@@ -74,7 +74,7 @@ func BenchmarkClaimByKey(b *testing.B) {
 				key = p.TokenKey
 			}
 			i++
-			if p, err := s.ClaimByKey(b.Context(), key, ev(push.EventView, t0)); p == nil || err != nil {
+			if p, err := s.ClaimByKey(b.Context(), key, ev(push.EventView, t0), nil); p == nil || err != nil {
 				b.Fatal(p, err)
 			}
 		}
@@ -91,7 +91,7 @@ func BenchmarkClaimByKey(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := range b.N {
-			p, err := s.ClaimByKey(b.Context(), fmt.Sprint("last-", i), ev(push.EventView, t0))
+			p, err := s.ClaimByKey(b.Context(), fmt.Sprint("last-", i), ev(push.EventView, t0), nil)
 			if p == nil || err != nil || !p.Expired {
 				b.Fatal(p, err)
 			}

@@ -198,7 +198,7 @@ func TestReceiptsQueued(t *testing.T) {
 	claimView(ctx, s, anon.ID, ev(push.EventView, t0))
 	// The one-write retrieval queues them as ClaimView does.
 	oneWrite := createPush(t, s, tok(7), func(p *push.Push) { p.UserID, p.Receipts, p.ExpireAfterViews = u.ID, all, 1 })
-	if p, err := s.ClaimByKey(ctx, oneWrite.TokenKey, ev(push.EventView, t0)); p == nil || err != nil {
+	if p, err := s.ClaimByKey(ctx, oneWrite.TokenKey, ev(push.EventView, t0), nil); p == nil || err != nil {
 		t.Fatal(p, err)
 	}
 	if _, err := s.Sweep(ctx, t0.Add(8*push.Day), 0); err != nil {

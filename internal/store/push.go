@@ -363,14 +363,11 @@ func (s *Store) ClaimViewAt(ctx context.Context, id int64, seen int, ev push.Eve
 // last one expires the push and wipes its payload there, after the row
 // with the payload was returned. It saves the read that the full path
 // makes before its claim: a retrieval is one write.
-func (s *Store) ClaimByKey(ctx context.Context, key string, ev push.Event) (*push.Push, error) {
-	return s.ClaimByKeyIf(ctx, key, ev, nil)
-}
-
-// ClaimByKeyIf is ClaimByKey that first asks accept (unless nil) about the
-// claimed row, in the claim's transaction: when accept returns an error,
-// nothing is written and the error is returned.
-func (s *Store) ClaimByKeyIf(ctx context.Context, key string, ev push.Event, accept func(*push.Push) error) (*push.Push, error) {
+//
+// accept, unless nil, is asked about the claimed row in the claim's
+// transaction: when it returns an error, nothing is written and the error
+// is returned.
+func (s *Store) ClaimByKey(ctx context.Context, key string, ev push.Event, accept func(*push.Push) error) (*push.Push, error) {
 	now := ms(ev.CreatedAt)
 	return write(ctx, s, func(tx *Tx) (*push.Push, error) {
 		p, err := claimRow(ctx, tx, key, now)

@@ -759,7 +759,7 @@ func TestClaimByKey(t *testing.T) {
 	var claimed, last atomic.Int32
 	for range 64 {
 		wg.Go(func() {
-			p, err := s.ClaimByKey(t.Context(), "three", ev(push.EventView, t0.Add(time.Minute)))
+			p, err := s.ClaimByKey(t.Context(), "three", ev(push.EventView, t0.Add(time.Minute)), nil)
 			if err != nil {
 				t.Error(err)
 				return
@@ -793,7 +793,7 @@ func TestClaimByKey(t *testing.T) {
 	}
 	createPush(t, s, "old", func(p *push.Push) { p.ExpireAfterDays = 1 })
 	for key, at := range map[string]time.Time{"guarded": t0, "with-file": t0, "old": t0.Add(push.Day), "missing": t0} {
-		p, err := s.ClaimByKey(t.Context(), key, ev(push.EventView, at))
+		p, err := s.ClaimByKey(t.Context(), key, ev(push.EventView, at), nil)
 		if p != nil || err != nil {
 			t.Errorf("ClaimByKey(%s) = %v, %v; want nil, nil", key, p, err)
 		}
@@ -821,7 +821,7 @@ func TestClaimByKeyReturnsTheStoredRow(t *testing.T) {
 		p.Name, p.NoteSealed, p.TokenSealed = "owner's name", []byte("note"), []byte("token")
 	})
 	for i, at := range []time.Time{t0.Add(time.Minute), t0.Add(2 * time.Minute)} {
-		p, err := s.ClaimByKey(t.Context(), "two", ev(push.EventView, at))
+		p, err := s.ClaimByKey(t.Context(), "two", ev(push.EventView, at), nil)
 		if err != nil || p == nil {
 			t.Fatalf("claim %d: %v, %v", i+1, p, err)
 		}
@@ -851,8 +851,41 @@ func TestClaimByKeyReturnsTheStoredRow(t *testing.T) {
 			t.Errorf("last claim expired it on %v, want %v", p.ExpiredOn, at)
 		}
 	}
-	if p, err := s.ClaimByKey(t.Context(), "two", ev(push.EventView, t0.Add(3*time.Minute))); p != nil || err != nil {
+	if p, err := s.ClaimByKey(t.Context(), "two", ev(push.EventView, t0.Add(3*time.Minute)), nil); p != nil || err != nil {
 		t.Errorf("a third claim of two views: %v, %v", p, err)
+	}
+}
+
+// TestClaimByKeyRefused: a claim its accept refuses writes nothing, not
+// even for the last view, whose claim wipes the payload: the count, the
+// payload, the expiry and the audit log stay as they were, and the error
+// comes back.
+func TestClaimByKeyRefused(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	createPush(t, s, "one", func(p *push.Push) { p.ExpireAfterViews = 1 })
+	before := mustLoad(t, s, "one")
+	refuse := errors.New("cannot open it here")
+	var asked *push.Push
+	p, err := s.ClaimByKey(t.Context(), "one", ev(push.EventView, t0.Add(time.Minute)), func(p *push.Push) error {
+		asked = p
+		return refuse
+	})
+	if p != nil || !errors.Is(err, refuse) {
+		t.Fatalf("refused claim: %v, %v; want nil and the refusal", p, err)
+	}
+	if asked == nil || string(asked.PayloadSealed) != string(before.PayloadSealed) {
+		t.Errorf("accept was not shown the row with its payload: %+v", asked)
+	}
+	after := mustLoad(t, s, "one")
+	if after.ViewCount != 0 || after.Expired || string(after.PayloadSealed) != string(before.PayloadSealed) || after.LogCount != before.LogCount {
+		t.Errorf("a refused claim wrote: views %d expired %v log %d payload %q", after.ViewCount, after.Expired, after.LogCount, after.PayloadSealed)
+	}
+	if log, err := s.AuditLog(t.Context(), after.ID, 50, 0); err != nil || kinds(log) != "creation" {
+		t.Errorf("a refused claim was audited: %s %v", kinds(log), err)
+	}
+	if p, err := s.ClaimByKey(t.Context(), "one", ev(push.EventView, t0.Add(2*time.Minute)), nil); p == nil || err != nil || !p.Expired {
+		t.Errorf("the claim after the refusal: %v, %v", p, err)
 	}
 }
 
