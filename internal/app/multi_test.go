@@ -417,6 +417,10 @@ func TestKeyRotationPastARunningInstance(t *testing.T) {
 	if status, _ := create(old, map[string]any{"payload": "sealed under the old key"}); status != 503 {
 		t.Errorf("create on the instance without the new key: %d, want 503", status)
 	}
+	// Ten refused retrievals, one line telling the operator (at most one a minute).
+	if n := strings.Count(old.log.String(), "does not hold: start it with that key"); n != 1 {
+		t.Errorf("%d log lines about the missing key, want 1:\n%s", n, old.log.String())
+	}
 	old.stop()
 
 	// The new key alone opens everything, and nothing was spent.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"hush/internal/push"
 	"hush/internal/secure"
@@ -32,16 +33,19 @@ func (s *Service) holdsKey(p *push.Push) error {
 
 // keyFault answers an error of data sealed under a key this instance does
 // not hold, or of sealing by a retired keyring (secure.Keyring.Retire), as
-// 503, logged as the operator's to mend; nil for other errors.
+// 503; nil for other errors. The first is logged as the operator's to mend,
+// at most once a minute as storage faults are; the second was logged when
+// the keyring was retired, and /readyz says it.
 func (s *Service) keyFault(ctx context.Context, err error) *push.Error {
 	switch {
 	case errors.Is(err, secure.ErrUnknownKey):
-		s.log.ErrorContext(ctx, "a secret is sealed under a master key this instance does not hold: "+
-			"start it with that key in HUSH_MASTER_KEY or HUSH_MASTER_KEY_PREVIOUS (during a rotation, "+
-			"every instance needs the new key and the old one before `hush key rotate` runs)", "err", err)
-	case errors.Is(err, secure.ErrRetired):
-		s.log.ErrorContext(ctx, MsgKeyRetired)
-	default:
+		now := time.Now().UnixNano()
+		if last := s.keyLogged.Load(); now-last >= int64(faultRepeat) && s.keyLogged.CompareAndSwap(last, now) {
+			s.log.ErrorContext(ctx, "a secret is sealed under a master key this instance does not hold: "+
+				"start it with that key in HUSH_MASTER_KEY or HUSH_MASTER_KEY_PREVIOUS (during a rotation, "+
+				"every instance needs the new key and the old one before `hush key rotate` runs)", "err", err)
+		}
+	case !errors.Is(err, secure.ErrRetired):
 		return nil
 	}
 	return &push.Error{Code: push.CodeUnavailable, Message: MsgUnavailable}

@@ -54,6 +54,7 @@ type Service struct {
 	hookAllowPrivate bool
 	accounts         AccountRules
 	holdsKeyFn       func(*push.Push) error // s.holdsKey, made once (keyfault.go)
+	keyLogged        atomic.Int64           // when keyFault last logged, Unix nanoseconds
 }
 
 // Deps are what a Service works with.
