@@ -19,7 +19,7 @@ head -c $((size_mib << 20)) /dev/urandom >"$tmp/big.bin"
 sync # the file cp copies is in the page cache and on disk, as the one curl uploads
 limit=$(((size_mib + 1) << 20))
 start_hush hush "$tmp/data" GOMAXPROCS= HUSH_MAX_FILE_SIZE="$limit" HUSH_MAX_PUSH_SIZE="$limit"
-"$tmp/hush" user create --email rss@example.com --password long-enough -data-dir "$tmp/data" >/dev/null
+printf "long-enough\n" | "$tmp/hush" user create --email rss@example.com --password - -data-dir "$tmp/data" >/dev/null
 token=$("$tmp/hush" token create --email rss@example.com -data-dir "$tmp/data" | tail -n 1)
 base="http://127.0.0.1:${port[hush]}"
 rss() { awk '/VmRSS|VmHWM/ {printf "%s %d MiB  ", $1, $2/1024}' "/proc/${pid[hush]}/status"; }
