@@ -114,6 +114,34 @@ func TestShowKinds(t *testing.T) {
 	}
 }
 
+// A browser's prefetch or prerender of the plain link spends no view: it is
+// refused with 503, which makes the browser load the page again when the
+// person opens it (D66), and the push keeps its views and its audit log.
+func TestSpeculativeLoadsSpendNothing(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.client()
+	txt := h.create(nil, fields{"payload": "speculated", "retrieval_step": "false", "expire_after_views": "2"})
+	for _, hdr := range [][2]string{
+		{"Sec-Purpose", "prefetch"}, {"Sec-Purpose", "prefetch;prerender"}, {"Sec-Purpose", "prefetch;anonymous-client-ip"},
+		{"Purpose", "prefetch"}, {"X-Purpose", "preview"}, {"X-Moz", "prefetch"},
+	} {
+		req := mustReq(t, http.MethodGet, h.url+"/p/"+txt)
+		req.Header.Set(hdr[0], hdr[1])
+		r := c.do(req)
+		if r.status != http.StatusServiceUnavailable || strings.Contains(r.body, "speculated") || r.header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: %s: %d %q %q", hdr[0], hdr[1], r.status, r.header.Get("Cache-Control"), r.body)
+		}
+	}
+	r := c.get("/p/" + txt)
+	r.expect(t, http.StatusOK)
+	r.has(t, "speculated", "or 1 more view")
+	r = c.get("/p/" + txt)
+	r.has(t, "speculated")
+	if r := c.get("/p/" + txt); strings.Contains(r.body, "speculated") {
+		t.Errorf("a third view of a two-view push:\n%s", r.body)
+	}
+}
+
 func mustReq(t *testing.T, method, u string) *http.Request {
 	t.Helper()
 	req, err := http.NewRequest(method, u, nil)

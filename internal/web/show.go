@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"strings"
 
 	"hush/internal/httpx"
 	"hush/internal/push"
@@ -15,6 +16,14 @@ import (
 func (s *Server) show(w http.ResponseWriter, r *http.Request) error {
 	// HEAD must never count a view (docs/decisions.md, D15).
 	if httpx.RefuseHEAD(w, r, "GET", nil) {
+		return nil
+	}
+	if speculative(r) {
+		// A browser loading the page before the person asks for it (a
+		// prefetch or prerender) would spend a view. Refused, it loads the
+		// page again if the person does open it (docs/decisions.md, D66).
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusServiceUnavailable)
 		return nil
 	}
 	token := r.PathValue("token")
@@ -33,6 +42,19 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.showRetrieval(w, r, res, qr)
 	return nil
+}
+
+// speculative reports whether r is a load the browser makes ahead of the
+// person: Sec-Purpose (prefetch, prefetch;prerender), and the older Purpose,
+// X-Purpose and X-Moz headers that browsers sent for the same.
+func speculative(r *http.Request) bool {
+	for _, h := range [...]string{"Sec-Purpose", "Purpose", "X-Purpose", "X-Moz"} {
+		v := strings.ToLower(r.Header.Get(h))
+		if strings.Contains(v, "prefetch") || strings.Contains(v, "prerender") || strings.Contains(v, "preview") {
+			return true
+		}
+	}
+	return false
 }
 
 // retrieveRequest is the retrieval a recipient's page makes. A QR push is
