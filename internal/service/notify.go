@@ -65,8 +65,11 @@ func (s *Service) notice(u *push.User, p *push.Push, to []string, locale, origin
 	if lang == "" {
 		lang = s.settings.DefaultLocale
 	}
+	// The link goes through the retrieval step whatever the push says:
+	// mail scanners open the links of a message before its reader does, and
+	// the step's page spends no view (docs/decisions.md, D66).
 	msg, err := mail.RenderIn(lang, mail.TemplateNotify, mail.NotifyData{Origin: origin, From: u.Email,
-		Link: push.LocaleURL(origin, named, p.URLToken, p.RetrievalStep), Limits: limitsText(i18n.For(lang), p), Passphrase: p.HasPassphrase})
+		Link: push.LocaleURL(origin, named, p.URLToken, true), Limits: limitsText(i18n.For(lang), p), Passphrase: p.HasPassphrase})
 	if err != nil {
 		return nil, err
 	}
