@@ -264,3 +264,36 @@ func TestStaticAndNotFound(t *testing.T) {
 		t.Errorf("API 404 is not JSON: %q", r.header.Get("Content-Type"))
 	}
 }
+
+// A chat's or mail service's link preview of the plain link gets the
+// retrieval step's page, which spends no view (D66); a browser gets the
+// secret.
+func TestLinkPreviewersGetTheRetrievalStep(t *testing.T) {
+	h := newHarness(t, nil)
+	c := h.client()
+	txt := h.create(nil, fields{"payload": "previewed", "retrieval_step": "false", "expire_after_views": "1"})
+	for _, ua := range []string{
+		"Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+		"Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
+		"facebookexternalhit/1.1 Facebot Twitterbot/1.0",
+		"TelegramBot (like TwitterBot)",
+		"WhatsApp/2.23.20.0 A",
+		"Mozilla/5.0 (Windows NT 6.1; WOW64) SkypeUriPreview Preview/0.5",
+		"LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)",
+	} {
+		req := mustReq(t, http.MethodGet, h.url+"/p/"+txt)
+		req.Header.Set("User-Agent", ua)
+		r := c.do(req)
+		r.expect(t, http.StatusOK)
+		r.has(t, "<title>You have been sent a secret · Hush</title>", `action="/p/`+txt+`/r"`)
+		r.lacks(t, "previewed")
+	}
+	req := mustReq(t, http.MethodGet, h.url+"/p/"+txt)
+	req.Header.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36")
+	r := c.do(req)
+	r.expect(t, http.StatusOK)
+	r.has(t, "previewed")
+	if r := c.get("/p/" + txt); strings.Contains(r.body, "previewed") {
+		t.Errorf("a second view of a one-view push:\n%s", r.body)
+	}
+}

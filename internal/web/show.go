@@ -26,6 +26,11 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return nil
 	}
+	if linkPreviewer(r.UserAgent()) {
+		// A chat or mail service fetches a link for its preview as soon as
+		// it is posted; it gets the retrieval step's page (D66).
+		return s.retrievalStep(w, r)
+	}
 	token := r.PathValue("token")
 	p, err := s.svc.Lookup(r.Context(), token)
 	if err != nil {
@@ -51,6 +56,24 @@ func speculative(r *http.Request) bool {
 	for _, h := range [...]string{"Sec-Purpose", "Purpose", "X-Purpose", "X-Moz"} {
 		v := strings.ToLower(r.Header.Get(h))
 		if strings.Contains(v, "prefetch") || strings.Contains(v, "prerender") || strings.Contains(v, "preview") {
+			return true
+		}
+	}
+	return false
+}
+
+// previewers are parts of the user agents with which chat, social and mail
+// services fetch a posted link for its preview, lower case.
+var previewers = [...]string{"slackbot", "slack-imgproxy", "twitterbot", "facebookexternalhit", "facebot",
+	"discordbot", "telegrambot", "whatsapp", "linkedinbot", "skypeuripreview", "microsoftpreview",
+	"mattermost-bot", "redditbot", "pinterestbot", "embedly", "iframely", "vkshare", "viber", "applebot",
+	"googlebot", "bingbot"}
+
+// linkPreviewer reports whether ua is one of the previewers'.
+func linkPreviewer(ua string) bool {
+	ua = strings.ToLower(ua)
+	for _, p := range previewers {
+		if strings.Contains(ua, p) {
 			return true
 		}
 	}
