@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -462,4 +463,60 @@ func TestTextColumnsTakeNoNUL(t *testing.T) {
 	if view["kind"] != "view" || view["user_agent"] != "agent \ufffd" || view["referrer"] != "http://example.com/\ufffd" {
 		t.Errorf("audited view %v, want the user agent and referrer with U+FFFD", view)
 	}
+}
+
+// TestRepeatedQueryKeysLastWins: a query parameter sent twice takes its last
+// value, as Rack reads a query string and as a form body is read
+// (TestRepeatedFormKeysLastWins): the passphrase on v2 and v1, push_locale
+// on create and preview, page and scope. A push_locale in the body still
+// wins over the query's, as Rack merges them.
+func TestRepeatedQueryKeysLastWins(t *testing.T) {
+	h := newHarness(t, nil)
+	owner := h.user("o@example.com")
+	for _, path := range []string{"/api/v2/pushes/%s", "/p/%s.json"} {
+		tok := h.create(map[string]any{"payload": "behind a door", "passphrase": "sesame"})
+		r := h.do("GET", fmt.Sprintf(path, tok)+"?passphrase=wrong&passphrase=sesame", nil)
+		wantStatus(t, path, r, 200)
+		if r.status == 200 && r.obj(t)["payload"] != "behind a door" {
+			t.Errorf("%s: %s", path, r.body)
+		}
+	}
+
+	locale := func(what string, r resp, want string) {
+		t.Helper()
+		wantStatus(t, what, r, 201)
+		if r.status == 201 {
+			if got := mustPush(t, h, r.obj(t)["url_token"].(string)).Locale; got != want {
+				t.Errorf("%s: locale %q, want %q", what, got, want)
+			}
+		}
+	}
+	locale("v2 create", h.do("POST", "/api/v2/pushes?push_locale=xx&push_locale=de", map[string]any{"push": map[string]any{"payload": "x"}}), "de")
+	locale("v1 create", h.do("POST", "/p.json?push_locale=xx&push_locale=de", map[string]any{"password": map[string]any{"payload": "x"}}), "de")
+	locale("the body's over the query's", h.do("POST", "/api/v2/pushes?push_locale=xx&push_locale=en",
+		map[string]any{"push": map[string]any{"payload": "x", "push_locale": "de"}}), "de")
+	urlencoded := []string{"Content-Type", "application/x-www-form-urlencoded"}
+	locale("the form's over the query's", h.doRaw("POST", "/api/v2/pushes?push_locale=xx&push_locale=en",
+		"push%5Bpayload%5D=x&push_locale=fr&push_locale=de", urlencoded...), "de")
+
+	tok := h.create(map[string]any{"payload": "x"})
+	for _, path := range []string{"/api/v2/pushes/%s/preview", "/p/%s/preview.json"} {
+		pv := h.do("GET", fmt.Sprintf(path, tok)+"?push_locale=en&push_locale=de", nil)
+		if u, _ := pv.obj(t)["url"].(string); !strings.HasPrefix(u, h.url+"/de/p/"+tok) {
+			t.Errorf("%s: %s", path, pv.body)
+		}
+	}
+
+	// Page 0 is page 1, which holds the owner's push; page 2 is empty.
+	h.create(map[string]any{"payload": "x"}, bearer(owner)...)
+	for _, path := range []string{"/api/v2/pushes/active", "/p/active.json"} {
+		if l := h.do("GET", path+"?page=2&page=0", nil, bearer(owner)...).list(t); len(l) != 1 {
+			t.Errorf("%s?page=2&page=0: %d pushes, want 1", path, len(l))
+		}
+	}
+	wantStatus(t, "page, a bad escape", h.do("GET", "/api/v2/pushes/active?page=1&page=%zz", nil, bearer(owner)...), 400)
+
+	hk := newHookHarness(t)
+	r := hk.do("GET", "/api/v2/webhooks?scope=instance&scope=account", nil, bearer(hk.user("o@example.com"))...)
+	wantStatus(t, "scope", r, 200)
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 
+	"hush/internal/httpx"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -30,7 +31,7 @@ func (s *Server) createAndAnswer(w http.ResponseWriter, r *http.Request, user *p
 		return unauthenticated(service.MsgSignIn)
 	}
 	// push_locale may also come in the query (docs/decisions.md, D53).
-	if q := r.URL.Query().Get("push_locale"); q != "" && blank(params["push_locale"]) {
+	if q := httpx.Query(r, "push_locale"); q != "" && blank(params["push_locale"]) {
 		params["push_locale"] = q
 	}
 	req, err := createRequest(params, up.Count())

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"hush/internal/httpx"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -173,12 +174,12 @@ func decodeBase64(s string) ([]byte, error) {
 
 // formParams maps push[payload], push[files][] … (or the same under another
 // wrapper) to create params. A field sent more than once takes its last
-// value, as Rack reads a form: Rails' check_box sends a hidden "0" before
-// the box's "1".
+// value (httpx.Last), as Rack reads a form: Rails' check_box sends a hidden
+// "0" before the box's "1".
 func formParams(form url.Values, wrapper string) (Params, error) {
 	params := Params{}
-	if vals := form["push_locale"]; len(vals) > 0 && vals[len(vals)-1] != "" {
-		params["push_locale"] = vals[len(vals)-1]
+	if v := httpx.Last(form, "push_locale"); v != "" {
+		params["push_locale"] = v
 	}
 	for key, vals := range form {
 		name, ok := strings.CutPrefix(key, wrapper+"[")
@@ -190,7 +191,7 @@ func formParams(form url.Values, wrapper string) (Params, error) {
 			params["files"] = toAny(vals)
 			continue
 		}
-		v := vals[len(vals)-1]
+		v := httpx.Last(form, key)
 		if !utf8.ValidString(v) {
 			return nil, badRequest("The request body is not valid UTF-8.")
 		}

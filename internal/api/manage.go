@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"hush/internal/httpx"
 	"hush/internal/push"
 )
 
@@ -19,7 +20,7 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) error {
 	}
 	// ?push_locale= names the language of the link; as in Password
 	// Pusher, one that names no shipped language is ignored here.
-	if code, ok := s.locale(r.URL.Query().Get("push_locale")); ok {
+	if code, ok := s.locale(httpx.Query(r, "push_locale")); ok {
 		p.Locale = code
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"url": s.secretURL(r, p)})

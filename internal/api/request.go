@@ -37,10 +37,11 @@ func pageParam(r *http.Request) (int, error) {
 	return n, nil
 }
 
-// queryValue is the first value of key in the raw query raw, as
-// url.Values has it, except that a value with a malformed escape (%zz) is
-// an error where url.ParseQuery drops the pair, which would read as no
-// value at all. Pairs whose key cannot be unescaped are not key's.
+// queryValue is the last value of key in the raw query raw, as httpx.Query
+// reads it, except that a value of key with a malformed escape (%zz) is an
+// error where url.ParseQuery drops the pair, which would read as no value
+// at all (or as an earlier one). Pairs whose key cannot be unescaped are
+// not key's.
 func queryValue(raw, key string) (value string, ok bool, err error) {
 	for raw != "" {
 		var pair string
@@ -49,8 +50,10 @@ func queryValue(raw, key string) (value string, ok bool, err error) {
 		if k, err := url.QueryUnescape(k); err != nil || k != key {
 			continue
 		}
-		v, err := url.QueryUnescape(v)
-		return v, true, err
+		if value, err = url.QueryUnescape(v); err != nil {
+			return "", true, err
+		}
+		ok = true
 	}
-	return "", false, nil
+	return value, ok, nil
 }

@@ -13,7 +13,7 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ret, err := s.svc.Retrieve(r.Context(), r.PathValue("token"), r.URL.Query().Get("passphrase"), user, s.meta(r))
+	ret, err := s.svc.Retrieve(r.Context(), r.PathValue("token"), httpx.Query(r, "passphrase"), user, s.meta(r))
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"hush/internal/httpx"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -74,7 +75,7 @@ type hookMessageJSON struct {
 
 // hookScope reads ?scope: "account" (the default) or "instance".
 func hookScope(r *http.Request) (bool, error) {
-	switch v := r.URL.Query().Get("scope"); v {
+	switch v := httpx.Query(r, "scope"); v {
 	case "", "account":
 		return false, nil
 	case "instance":

@@ -35,3 +35,20 @@ const StatusClientClosed = 499
 
 // ClientGone reports whether r's client has gone: its context ended.
 func ClientGone(r *http.Request) bool { return r.Context().Err() != nil }
+
+// Query is the value of key in r's query string, "" when it has none. A key
+// sent more than once takes its last value (Last), as Rack reads a query
+// string and as the API reads a form body; url.Values.Get takes the first.
+// Where a handler also reads key from a form body, the body's value wins,
+// as Rack merges the two (docs/decisions.md, D65).
+func Query(r *http.Request, key string) string { return Last(r.URL.Query(), key) }
+
+// Last is the last value of key in vals, "" when it has none: how every
+// repeated parameter is read (Query).
+func Last(vals url.Values, key string) string {
+	v := vals[key]
+	if len(v) == 0 {
+		return ""
+	}
+	return v[len(v)-1]
+}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"hush/internal/httpx"
 	"hush/internal/i18n"
 	"hush/internal/push"
 	"hush/internal/service"
@@ -120,7 +121,7 @@ func (s *Server) adminUsers(w http.ResponseWriter, r *http.Request) error {
 	if u == nil {
 		return nil
 	}
-	q := r.URL.Query().Get("q")
+	q := httpx.Query(r, "q")
 	if !push.StorableText(q) {
 		// Compared with a text column, which holds neither (docs/decisions.md, D61).
 		return errFormUnreadable

@@ -154,7 +154,7 @@ func localReceipts(loc *i18n.Localizer, boxes []receiptBox) []receiptBox {
 func (s *Server) createForm(w http.ResponseWriter, r *http.Request) error {
 	u := s.currentUser(r)
 	s.render(w, r, "create.html", page{TitleKey: "create.title", User: u,
-		Data: s.newCreateView(s.localizer(r), s.createKind(r.URL.Query().Get("kind"), u), u)})
+		Data: s.newCreateView(s.localizer(r), s.createKind(httpx.Query(r, "kind"), u), u)})
 	return nil
 }
 

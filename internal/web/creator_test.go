@@ -282,3 +282,22 @@ func TestCreateAfterSignOut(t *testing.T) {
 		t.Error("the anonymous form says it is signed in")
 	}
 }
+
+// TestRepeatedQueryKeysLastWins: on the pages too a query parameter sent
+// twice takes its last value, as Rack reads it and as the API does: the
+// create form's kind, the dashboard's tab and page, the admin search.
+func TestRepeatedQueryKeysLastWins(t *testing.T) {
+	h := newHarness(t, nil)
+	a := h.signUp("admin@example.com", "password one")
+	admin := h.promote("admin@example.com")
+	h.signUp("victim@example.com", "password one")
+	h.create(admin, fields{"payload": "p", "name": "kept-push"})
+
+	a.get("/?kind=text&kind=url").has(t, `type="url" id="payload"`)
+	d := a.get("/dashboard?tab=active&tab=expired")
+	d.expect(t, http.StatusOK)
+	d.has(t, `href="/dashboard?tab=expired" aria-current="page"`)
+	a.get("/dashboard?page=2&page=1").has(t, "kept-push")
+	list := a.get("/admin/users?q=nobody&q=VICT")
+	list.has(t, "victim@example.com", "1 account match")
+}

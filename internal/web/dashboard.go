@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"hush/internal/httpx"
 	"hush/internal/service"
 )
 
@@ -36,7 +37,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 	if u == nil {
 		return nil
 	}
-	expired := r.URL.Query().Get("tab") == "expired"
+	expired := httpx.Query(r, "tab") == "expired"
 	n := pageParam(r)
 	list, err := s.svc.List(r.Context(), u, expired, n)
 	if err != nil {

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"hush/internal/httpx"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -69,7 +70,7 @@ func (s *Server) resetEditForm(w http.ResponseWriter, r *http.Request) error {
 	if s.resetClosed(w, r) {
 		return nil
 	}
-	token := r.URL.Query().Get(service.ResetTokenParam)
+	token := httpx.Query(r, service.ResetTokenParam)
 	ok, err := s.svc.ResetValid(r.Context(), token)
 	if err != nil {
 		return err
@@ -147,7 +148,7 @@ func (s *Server) confirmPage(w http.ResponseWriter, r *http.Request) error {
 	if s.confirmClosed(w, r) {
 		return nil
 	}
-	token := r.URL.Query().Get(service.ConfirmTokenParam)
+	token := httpx.Query(r, service.ConfirmTokenParam)
 	if token == "" {
 		s.render(w, r, "confirmation_new.html", page{TitleKey: "account.link_dead_title", Status: http.StatusNotFound,
 			Error: s.sayIn(r, service.MsgConfirmInvalid), Data: confirmView{}})

@@ -21,7 +21,7 @@ func (s *Server) settings() push.Settings { return s.svc.Settings() }
 
 // pageParam reads ?page= leniently: anything outside 1..MaxPage is page 1.
 func pageParam(r *http.Request) int {
-	n, err := strconv.Atoi(r.URL.Query().Get("page"))
+	n, err := strconv.Atoi(httpx.Query(r, "page"))
 	if err != nil || n < 1 || n > service.MaxPage {
 		return 1
 	}

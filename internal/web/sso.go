@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"hush/internal/httpx"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -123,11 +124,11 @@ func (s *Server) ssoCallback(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	a := s.ssoAttempt(r)
 	q := r.URL.Query()
-	if q.Get("error") != "" {
+	if httpx.Last(q, "error") != "" {
 		// Refused at the provider (or the person cancelled there).
 		return s.ssoRefused(w, r, &push.Error{Code: push.CodeUnauthenticated, Message: service.MsgSSOFailed})
 	}
-	u, err := s.svc.FinishSSO(r.Context(), a, q.Get("state"), q.Get("code"))
+	u, err := s.svc.FinishSSO(r.Context(), a, httpx.Last(q, "state"), httpx.Last(q, "code"))
 	var first *service.SSOSignInFirst
 	if errors.As(err, &first) {
 		// Kept in this browser's session only: the password sign-in that

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hush/internal/httpx"
 	"hush/internal/i18n"
 	"hush/internal/push"
 	"hush/internal/service"
@@ -180,7 +181,7 @@ func (s *Server) webhookPage(w http.ResponseWriter, r *http.Request, scope hookS
 	if h == nil {
 		return err
 	}
-	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	page, _ := strconv.Atoi(httpx.Query(r, "page"))
 	d, err := s.svc.WebhookDeliveries(r.Context(), u, h.ID, min(max(page, 1), service.MaxPage))
 	if err != nil {
 		return err
