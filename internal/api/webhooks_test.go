@@ -198,6 +198,37 @@ func TestWebhooksAPIRefusals(t *testing.T) {
 	}
 }
 
+// TestWebhookURLShownAsWritten: an endpoint URL with a control or
+// formatting character — in its host, escaped there, or elsewhere — is
+// refused with a field error, as an email address with one is: a
+// right-to-left override shows the host as another on the pages. A host
+// in another script is still taken.
+func TestWebhookURLShownAsWritten(t *testing.T) {
+	h := newHookHarness(t)
+	tok := h.user("o@example.com")
+	for _, u := range []string{
+		"https://hooks.example\u202e.com/in", // right-to-left override
+		"https://moc.elgoog\u202d.example/",  // left-to-right override
+		"https://a\u2066b.example/",          // left-to-right isolate
+		"https://a\u200bb.example/",          // zero-width space
+		"https://a\u2028b.example/",          // line separator
+		"https://a%E2%80%AEb.example/",       // escaped in the host
+		"https://hooks.example.com/\u0085in", // a C1 control in the path
+		"https://hooks.example.com/in\u200f", // right-to-left mark
+	} {
+		r := h.do("POST", "/api/v2/webhooks", map[string]any{"url": u, "events": "*"}, bearer(tok)...)
+		if r.status != http.StatusUnprocessableEntity || r.obj(t)["url"] == nil ||
+			!strings.Contains(string(r.body), "must not hold a control or formatting character") {
+			t.Errorf("%+q: %d %s", u, r.status, r.body)
+		}
+	}
+	if l := h.do("GET", "/api/v2/webhooks", nil, bearer(tok)...).list(t); len(l) != 0 {
+		t.Errorf("refused endpoints were added: %v", l)
+	}
+	r := h.do("POST", "/api/v2/webhooks", map[string]any{"url": "https://b\u00fccher.example/in", "events": "*"}, bearer(tok)...)
+	wantStatus(t, "a host in another script", r, http.StatusCreated)
+}
+
 // Without webhooks the paths are unknown.
 func TestWebhooksAPIOff(t *testing.T) {
 	h := newHarness(t, nil)

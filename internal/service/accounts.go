@@ -37,20 +37,30 @@ func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSp
 
 // ValidEmail accepts a plain address such as a@b.example: no display name,
 // no spaces or angle brackets, a dot in the domain, at most 254 bytes,
-// valid UTF-8 with no control or formatting character — a right-to-left
-// override would show "evil\u202emoc.elgoog@ex.com" on the admin pages and
-// in emails as an address at google.com.
+// shown as written (shownAsWritten).
 func ValidEmail(email string) bool {
-	if len(email) > maxEmail || strings.ContainsAny(email, " <>\"") || !utf8.ValidString(email) {
+	if len(email) > maxEmail || strings.ContainsAny(email, " <>\"") || !shownAsWritten(email) {
 		return false
 	}
-	for _, r := range email {
+	a, err := mail.ParseAddress(email)
+	return err == nil && a.Address == email && strings.Contains(email[strings.LastIndex(email, "@"):], ".")
+}
+
+// shownAsWritten reports whether s is valid UTF-8 with no control or
+// formatting character (Unicode's Cc, Cf, Zl and Zp), so that a page or an
+// email shows what it holds: a right-to-left override shows what follows
+// it reversed, so the address "evil\u202emoc.elgoog@ex.com" reads as one at
+// google.com, and a webhook endpoint's host can read as another host.
+func shownAsWritten(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
 		if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp) {
 			return false
 		}
 	}
-	a, err := mail.ParseAddress(email)
-	return err == nil && a.Address == email && strings.Contains(email[strings.LastIndex(email, "@"):], ".")
+	return true
 }
 
 // PasswordError checks a new password (counted in characters) and its

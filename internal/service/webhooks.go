@@ -122,9 +122,14 @@ func (s *Service) hookScheme(scheme string) []string {
 	return []string{"must be an https URL"}
 }
 
-// hookURLParts checks the parts of an endpoint's URL but its scheme.
+// hookURLParts checks the parts of an endpoint's URL but its scheme. The
+// pages show the URL as given: it must show as written, and so must its
+// host once unescaped (shownAsWritten).
 func (s *Service) hookURLParts(raw string, u *url.URL) []string {
 	var errs []string
+	if !shownAsWritten(raw) || !shownAsWritten(u.Hostname()) {
+		errs = append(errs, "must not hold a control or formatting character")
+	}
 	if u.User != nil {
 		errs = append(errs, "must not hold a user name or password")
 	}

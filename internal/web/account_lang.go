@@ -117,6 +117,7 @@ var hookFieldMessages = map[string]string{
 	"url must not hold a fragment (#)":                            "webhooks.msg.url_fragment",
 	"url has an invalid port":                                     "webhooks.msg.url_port",
 	"url must not name a private, loopback or link-local address": "webhooks.msg.url_private",
+	"url must not hold a control or formatting character":         "webhooks.msg.url_hidden",
 	"events can't be empty":                                       "webhooks.msg.events_empty",
 }
 

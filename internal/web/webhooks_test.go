@@ -116,6 +116,32 @@ func TestWebhookPages(t *testing.T) {
 	owner.get(page).expect(t, http.StatusNotFound)
 }
 
+// TestWebhookURLShownAsWritten: the webhook forms, an account's and the
+// admin's, refuse an endpoint URL whose host holds a formatting character
+// (a right-to-left override shows it as another host), with the reason at
+// the URL field in the page's language, and add nothing.
+func TestWebhookURLShownAsWritten(t *testing.T) {
+	h := newHookHarness(t)
+	owner := h.signUp("owner@example.com", "a long password")
+	h.promote("owner@example.com")
+	for _, u := range []string{"https://hooks.example\u202e.com/in", "https://a%E2%80%AEb.example/", "https://a\u200bb.example/"} {
+		for _, c := range []struct{ path, want string }{
+			{"/users/webhooks", "The URL must not hold control or formatting characters"},
+			{"/admin/webhooks", "The URL must not hold control or formatting characters"},
+			{"/de/users/webhooks", "Die URL darf keine Steuer- oder Formatierungszeichen enthalten"},
+		} {
+			r := owner.post(c.path, url.Values{"url": {u}, "events": {"push.created"}})
+			r.expect(t, http.StatusUnprocessableEntity)
+			r.has(t, c.want)
+		}
+	}
+	for _, page := range []string{"/users/webhooks", "/admin/webhooks"} {
+		if m := hookLink.FindStringSubmatch(owner.get(page).body); m != nil {
+			t.Errorf("%s lists an endpoint: %s", page, m[1])
+		}
+	}
+}
+
 // Without webhooks the pages do not exist.
 func TestWebhookPagesOff(t *testing.T) {
 	h := newHarness(t, nil)
