@@ -229,9 +229,16 @@ func offeredActions(t *push.User, hasToken, mail bool) []push.AdminAction {
 }
 
 // adminDone says what an action did, for the next page: the catalog has
-// admin.done.<action> for each, with the account's {{.Email}}.
-func adminDone(loc *i18n.Localizer, action push.AdminAction, email string) string {
-	return loc.T("admin.done."+string(action), map[string]any{"Email": email})
+// admin.done.<action> for each, with the account's {{.Email}}, and
+// admin.unchanged.<action> for each that can find the account as it would
+// leave it, which changes nothing and is not logged (docs/decisions.md,
+// D41): another admin may have acted since the page was shown.
+func adminDone(loc *i18n.Localizer, action push.AdminAction, res push.AdminResult) string {
+	key := "admin.done."
+	if !res.Changed {
+		key = "admin.unchanged."
+	}
+	return loc.T(key+string(action), map[string]any{"Email": res.Target})
 }
 
 // adminAct serves POST /admin/users/{id}/{action}, once confirmed.
@@ -260,15 +267,7 @@ func (s *Server) adminAct(w http.ResponseWriter, r *http.Request) error {
 	if !s.confirmed(w, r, adminQuestion(loc, action, t.Email), langPath(r, back), false) {
 		return nil
 	}
-	actor := push.AdminActor{ID: u.ID, Name: u.Email, IP: s.meta(r).IP}
-	var email string
-	if action == push.AdminSendReset {
-		email, err = s.svc.AdminSendReset(r.Context(), actor, t.ID, s.origin(r))
-	} else {
-		var res push.AdminResult
-		res, err = s.svc.Administer(r.Context(), actor, action, t.ID)
-		email = res.Target
-	}
+	res, err := s.administer(r, push.AdminActor{ID: u.ID, Name: u.Email, IP: s.meta(r).IP}, action, t.ID)
 	switch push.ErrorCode(err) {
 	case "":
 	case push.CodeNotFound:
@@ -276,12 +275,22 @@ func (s *Server) adminAct(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return err
 	}
-	s.flash(r, adminDone(loc, action, email))
+	s.flash(r, adminDone(loc, action, res))
 	if action == push.AdminDelete {
 		back = "/admin/users"
 	}
 	redirect(w, r, langPath(r, back))
 	return nil
+}
+
+// administer does action on the account targetID for actor. A password
+// reset link is always sent, so it always changes something.
+func (s *Server) administer(r *http.Request, actor push.AdminActor, action push.AdminAction, targetID int64) (push.AdminResult, error) {
+	if action == push.AdminSendReset {
+		email, err := s.svc.AdminSendReset(r.Context(), actor, targetID, s.origin(r))
+		return push.AdminResult{Target: email, Changed: true}, err
+	}
+	return s.svc.Administer(r.Context(), actor, action, targetID)
 }
 
 // adminLogView is what admin_log.html shows.

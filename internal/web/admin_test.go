@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"hush/internal/i18n"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -260,4 +261,47 @@ func TestLastAdminKeepsTheirAccount(t *testing.T) {
 	if got := h.user("b@example.com"); !got.Admin {
 		t.Fatalf("the admin left: %+v", got)
 	}
+}
+
+// TestAdminActionsThatChangeNothing: every admin action that can find the
+// account as it would leave it — another admin acted since the page was
+// shown — says so on the next page, in the page's language, instead of
+// saying it was done, and writes no line of the admin log (D41).
+func TestAdminActionsThatChangeNothing(t *testing.T) {
+	h := newHarness(t, nil)
+	a := h.signUp("admin@example.com", "password one")
+	h.promote("admin@example.com")
+	h.signUp("victim@example.com", "password one")
+	v := h.user("victim@example.com")
+	ctx := context.Background()
+	if _, err := h.svc.ReplaceToken(ctx, v); err != nil {
+		t.Fatal(err)
+	}
+	data := map[string]any{"Email": v.Email}
+	for _, action := range []push.AdminAction{push.AdminDisable, push.AdminEnable, push.AdminPromote, push.AdminDemote,
+		push.AdminRevokeToken, push.AdminResetTwoFactor} {
+		// The other admin's action, from the command line.
+		if _, err := h.svc.Administer(ctx, push.AdminActor{Name: "test"}, action, v.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, logged, _ := h.svc.AdminLog(ctx, 1)
+		for _, l := range i18n.Languages() {
+			r := a.post(fmt.Sprintf("/%s/admin/users/%d/%s", l.Code, v.ID, action), url.Values{"confirm": {"yes"}})
+			if r.status != http.StatusSeeOther {
+				t.Fatalf("%s in %s: %d", action, l.Code, r.status)
+			}
+			loc := i18n.For(l.Code)
+			page := a.get(r.header.Get("Location"))
+			page.has(t, `<p class="notice" role="status">`+html.EscapeString(loc.T("admin.unchanged."+string(action), data))+"</p>")
+			page.lacks(t, html.EscapeString(loc.T("admin.done."+string(action), data)))
+		}
+		if _, n, _ := h.svc.AdminLog(ctx, 1); n != logged {
+			t.Errorf("%s: the admin log grew from %d to %d lines", action, logged, n)
+		}
+	}
+	// In English, as the command line says it; a change still says it was done.
+	r := a.post(fmt.Sprintf("/admin/users/%d/disable", v.ID), url.Values{"confirm": {"yes"}})
+	a.get(r.header.Get("Location")).has(t, "victim@example.com: disabled and signed out everywhere.")
+	r = a.post(fmt.Sprintf("/admin/users/%d/disable", v.ID), url.Values{"confirm": {"yes"}})
+	a.get(r.header.Get("Location")).has(t, "victim@example.com: already disabled; nothing changed.")
 }
