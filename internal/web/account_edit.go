@@ -64,7 +64,9 @@ func (s *Server) accountView(u *push.User) accountView {
 
 // setLanguage serves POST /users/language: the language of the account's
 // pages, "" for its browser's (docs/decisions.md, D53). The page that
-// answers is already in it.
+// answers is already in it: sent from an address with a language prefix,
+// which would win over the choice, it answers under the chosen language's
+// prefix instead, or under none for the browser's (D64).
 func (s *Server) setLanguage(w http.ResponseWriter, r *http.Request) error {
 	u := s.requireUser(w, r)
 	if u == nil {
@@ -75,6 +77,9 @@ func (s *Server) setLanguage(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err := s.svc.SetLanguage(r.Context(), u, r.PostForm.Get("preferred_language")); err != nil {
 		return err
+	}
+	if pathLang(r) != "" {
+		r = withLang(r, u.Language)
 	}
 	v := s.accountView(u)
 	v.Notice = s.localizer(r).T("account.language_saved", nil)
@@ -190,6 +195,9 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.render(w, r, "message.html", page{Title: loc.T("account.deleted_title", nil), Data: loc.T("account.deleted_text", nil)})
+	// Signed out now: the account page would send the switch's links on to
+	// sign in.
+	s.render(w, switchTo(r, "/"), "message.html", page{Title: loc.T("account.deleted_title", nil),
+		Data: loc.T("account.deleted_text", nil)})
 	return nil
 }

@@ -264,7 +264,7 @@ func (s *Server) adminAct(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	back := "/admin/users/" + strconv.FormatInt(t.ID, 10)
-	if !s.confirmed(w, r, adminQuestion(loc, action, t.Email), langPath(r, back), false) {
+	if !s.confirmed(w, r, adminQuestion(loc, action, t.Email), back, false) {
 		return nil
 	}
 	res, err := s.administer(r, push.AdminActor{ID: u.ID, Name: u.Email, IP: s.meta(r).IP}, action, t.ID)
@@ -279,7 +279,7 @@ func (s *Server) adminAct(w http.ResponseWriter, r *http.Request) error {
 	if action == push.AdminDelete {
 		back = "/admin/users"
 	}
-	redirect(w, r, langPath(r, back))
+	redirect(w, r, back)
 	return nil
 }
 

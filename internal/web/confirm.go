@@ -51,20 +51,22 @@ func adminQuestion(loc *i18n.Localizer, action push.AdminAction, email string) q
 // questionView is what confirm.html shows.
 type questionView struct {
 	question
-	Action   string // where the form posts: the request's own path
-	Cancel   string // where "Cancel" leads
+	Action   string // where the form posts: the request's own address, with its language prefix
+	Cancel   string // where "Cancel" leads, with the prefix
 	Password bool   // the action needs the password, asked again here
 }
 
 // confirmed reports whether the request carries confirm=yes. When it does
 // not, it answers with the confirmation page for q, whose form posts the
-// same request again, confirmed; cancel is where its "Cancel" leads. The
-// form must have been parsed.
+// same request again, confirmed; cancel (without a language prefix) is
+// where its "Cancel" leads, the page that asked, and so where its language
+// switch leads too. The form must have been parsed.
 func (s *Server) confirmed(w http.ResponseWriter, r *http.Request, q question, cancel string, password bool) bool {
 	if r.PostForm.Get("confirm") == "yes" {
 		return true
 	}
-	s.render(w, r, "confirm.html", page{Title: q.Title, Data: questionView{question: q, Action: r.URL.Path, Cancel: cancel, Password: password}})
+	s.render(w, switchTo(r, cancel), "confirm.html", page{Title: q.Title, Data: questionView{question: q,
+		Action: langPath(r, r.URL.Path), Cancel: langPath(r, cancel), Password: password}})
 	return false
 }
 

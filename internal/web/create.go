@@ -170,6 +170,7 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	kind := s.createKind(f.Get("kind"), u)
+	r = switchTo(r, createPage(kind))
 	loc := s.localizer(r)
 	v := s.newCreateView(loc, kind, u)
 	if v.NeedSignIn {
@@ -215,6 +216,15 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 	}
 	redirect(w, r, "/p/"+c.Push.URLToken+"/preview")
 	return nil
+}
+
+// createPage is the address of the create form of kind, where the
+// language switch of the pages that answer it leads.
+func createPage(kind push.Kind) string {
+	if kind == push.KindText {
+		return "/"
+	}
+	return "/?kind=" + string(kind)
 }
 
 // formRequest is the create the form asks for: its fields are typed values
@@ -298,7 +308,7 @@ func (s *Server) createFormError(w http.ResponseWriter, r *http.Request, u *push
 		if s.filesAllowed(u) {
 			kind = push.KindFile
 		}
-		s.render(w, r, "create.html", page{TitleKey: "create.title", User: u, Status: status,
+		s.render(w, switchTo(r, createPage(kind)), "create.html", page{TitleKey: "create.title", User: u, Status: status,
 			Error: msg, Data: s.newCreateView(loc, kind, u)})
 	}
 	var e *push.Error
@@ -319,8 +329,8 @@ func (s *Server) createFormError(w http.ResponseWriter, r *http.Request, u *push
 		// again, with the reason at the files field.
 		v := s.newCreateView(loc, push.KindFile, u)
 		v.Errors = s.localFieldErrors(loc, e.Fields)
-		s.render(w, r, "create.html", page{TitleKey: "create.title", User: u, Status: http.StatusUnprocessableEntity,
-			Error: loc.T("create.fix_fields", nil), Field: "files", Data: v})
+		s.render(w, switchTo(r, createPage(push.KindFile)), "create.html", page{TitleKey: "create.title", User: u,
+			Status: http.StatusUnprocessableEntity, Error: loc.T("create.fix_fields", nil), Field: "files", Data: v})
 	default:
 		s.fail(w, r, err)
 	}

@@ -25,7 +25,7 @@ func (s *Server) expire(w http.ResponseWriter, r *http.Request) error {
 	}
 	owner := u != nil && p.OwnedBy(u.ID)
 	if !p.Expired {
-		key, cancel := "expire-viewer", langPath(r, "/")
+		key, cancel := "expire-viewer", "/"
 		if owner {
 			key, cancel = "expire-owner", "/p/"+token+"/audit"
 		}

@@ -68,12 +68,71 @@ func (s *Server) localizer(r *http.Request) *i18n.Localizer {
 }
 
 // langPath is p under the request's language prefix, when it had one, so
-// that the recipient's flow keeps the language its link named.
+// that the recipient's flow, every form and every redirect keep the
+// language the address named.
 func langPath(r *http.Request, p string) string {
 	if code := pathLang(r); code != "" {
 		return "/" + code + p
 	}
 	return p
+}
+
+// withLang is r in the language code, as if its address had named it; ""
+// as if it had named none.
+func withLang(r *http.Request, code string) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), langKey{}, code))
+}
+
+// switchKey holds, in a request's context, the address (without a
+// prefix) the language switch of the page that answers it leads to.
+type switchKey struct{}
+
+// switchTo is r whose page's language switch leads to p (without a
+// prefix) instead of r's own address.
+func switchTo(r *http.Request, p string) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), switchKey{}, p))
+}
+
+// form serves a form's POST with fn. page is the address of the page the
+// form is on, its wildcards named as in the route (/admin/users/{id}): a
+// POST's own address takes no GET, so the language switch of every page
+// that answers the form, its refusals too, leads there instead
+// (docs/decisions.md, D64). A handler whose answer belongs to another page
+// says so with switchTo.
+func (s *Server) form(page string, fn func(http.ResponseWriter, *http.Request) error) http.Handler {
+	h := s.handle(fn)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, switchTo(r, fillPath(page, r)))
+	})
+}
+
+// fillPath is p with each {name} replaced by r's path value name.
+func fillPath(p string, r *http.Request) string {
+	var b strings.Builder
+	for {
+		before, rest, ok := strings.Cut(p, "{")
+		b.WriteString(before)
+		if !ok {
+			return b.String()
+		}
+		name, after, _ := strings.Cut(rest, "}")
+		b.WriteString(r.PathValue(name))
+		p = after
+	}
+}
+
+// switchPath is the address, without a prefix, that the language switch
+// of r's page links: the one switchTo named, else a GET's own; a POST
+// that named none (a form another site sent, an unknown address) leads to
+// the create page.
+func switchPath(r *http.Request) string {
+	if p, ok := r.Context().Value(switchKey{}).(string); ok {
+		return p
+	}
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return r.URL.Path
+	}
+	return "/"
 }
 
 // langLink is one entry of the footer's language switch.
@@ -82,17 +141,17 @@ type langLink struct {
 	Current               bool
 }
 
-// languageSwitch links the request's page under each shipped language's
-// prefix. The query is left out: it may carry what belongs to this visit
-// only.
-func languageSwitch(r *http.Request, current string) []langLink {
+// languageSwitch links the page at p (switchPath) under each shipped
+// language's prefix. The request's query is left out: it may carry what
+// belongs to this visit only.
+func languageSwitch(p, current string) []langLink {
 	langs := i18n.Languages()
 	if len(langs) < 2 {
 		return nil
 	}
 	out := make([]langLink, 0, len(langs))
 	for _, l := range langs {
-		out = append(out, langLink{Code: l.Code, Name: l.Name, Dir: l.Dir, Href: "/" + l.Code + r.URL.Path, Current: l.Code == current})
+		out = append(out, langLink{Code: l.Code, Name: l.Name, Dir: l.Dir, Href: "/" + l.Code + p, Current: l.Code == current})
 	}
 	return out
 }

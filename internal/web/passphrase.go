@@ -24,7 +24,7 @@ func (s *Server) passphraseForm(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case p == nil:
 	case !p.HasPassphrase:
-		redirect(w, r, langPath(r, "/p/"+p.URLToken))
+		redirect(w, r, "/p/"+p.URLToken)
 	default:
 		s.render(w, r, "passphrase.html", page{TitleKey: "passphrase.title",
 			Data: passphraseView{Token: p.URLToken, Stamp: s.svc.ViewStamp(p)}})

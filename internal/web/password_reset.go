@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 
 	"hush/internal/httpx"
 	"hush/internal/push"
@@ -79,14 +80,24 @@ func (s *Server) resetEditForm(w http.ResponseWriter, r *http.Request) error {
 		s.resetInvalid(w, r)
 		return nil
 	}
-	s.render(w, r, "password_edit.html", page{TitleKey: "password.choose_title", Data: resetView{Token: token}})
+	s.render(w, switchTo(r, tokenPage("/users/password/edit", service.ResetTokenParam, token)), "password_edit.html",
+		page{TitleKey: "password.choose_title", Data: resetView{Token: token}})
 	return nil
 }
 
-// resetInvalid tells that a reset link no longer works.
+// tokenPage is the page p of an emailed link, whose token is its query's
+// param: the language switch of the page, and of the answers to its form,
+// leads there with the token, since without it the page says that the
+// link no longer works.
+func tokenPage(p, param, token string) string {
+	return p + "?" + url.Values{param: {token}}.Encode()
+}
+
+// resetInvalid tells that a reset link no longer works; its language
+// switch leads to asking for a new one.
 func (s *Server) resetInvalid(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, "password_edit.html", page{TitleKey: "account.link_dead_title", Status: http.StatusNotFound,
-		Error: s.sayIn(r, service.MsgResetInvalid), Data: resetView{}})
+	s.render(w, switchTo(r, "/users/password/new"), "password_edit.html", page{TitleKey: "account.link_dead_title",
+		Status: http.StatusNotFound, Error: s.sayIn(r, service.MsgResetInvalid), Data: resetView{}})
 }
 
 // resetSubmit serves POST /users/password/edit: the new password, once per
@@ -106,7 +117,8 @@ func (s *Server) resetSubmit(w http.ResponseWriter, r *http.Request) error {
 		s.resetInvalid(w, r)
 		return nil
 	}
-	if s.formAgain(w, r, err, "password_edit.html", "password.choose_title", resetView{Token: token}) {
+	if s.formAgain(w, switchTo(r, tokenPage("/users/password/edit", service.ResetTokenParam, token)),
+		err, "password_edit.html", "password.choose_title", resetView{Token: token}) {
 		return nil
 	}
 	if err != nil {
@@ -115,7 +127,8 @@ func (s *Server) resetSubmit(w http.ResponseWriter, r *http.Request) error {
 	if err := s.sessions.Destroy(r.Context()); err != nil {
 		return err
 	}
-	s.render(w, r, "message.html", page{TitleKey: "password.changed_title",
+	// The link is spent: the switch leads where the person goes next.
+	s.render(w, switchTo(r, "/users/sign_in"), "message.html", page{TitleKey: "password.changed_title",
 		Data: s.localizer(r).T("password.changed_text", nil)})
 	return nil
 }
@@ -150,11 +163,12 @@ func (s *Server) confirmPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	token := httpx.Query(r, service.ConfirmTokenParam)
 	if token == "" {
-		s.render(w, r, "confirmation_new.html", page{TitleKey: "account.link_dead_title", Status: http.StatusNotFound,
-			Error: s.sayIn(r, service.MsgConfirmInvalid), Data: confirmView{}})
+		s.render(w, switchTo(r, "/users/confirmation/new"), "confirmation_new.html", page{TitleKey: "account.link_dead_title",
+			Status: http.StatusNotFound, Error: s.sayIn(r, service.MsgConfirmInvalid), Data: confirmView{}})
 		return nil
 	}
-	s.render(w, r, "confirmation_new.html", page{TitleKey: "signup.confirm_title", Data: confirmView{Token: token}})
+	s.render(w, switchTo(r, tokenPage("/users/confirmation", service.ConfirmTokenParam, token)), "confirmation_new.html",
+		page{TitleKey: "signup.confirm_title", Data: confirmView{Token: token}})
 	return nil
 }
 
@@ -176,7 +190,8 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.render(w, r, "message.html", page{TitleKey: "signup.confirmed_title", Data: s.localizer(r).T("signup.confirmed_text", nil)})
+	s.render(w, switchTo(r, "/users/sign_in"), "message.html", page{TitleKey: "signup.confirmed_title",
+		Data: s.localizer(r).T("signup.confirmed_text", nil)})
 	return nil
 }
 

@@ -143,7 +143,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p p
 		p.Prefix = "/" + code
 	}
 	if !p.NoSwitch {
-		p.Languages = languageSwitch(r, p.Lang.Code)
+		p.Languages = languageSwitch(switchPath(r), p.Lang.Code)
 	}
 	if p.TitleKey != "" {
 		p.Title = loc.T(p.TitleKey, nil)
@@ -254,9 +254,11 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// redirect answers 303 See Other, the right answer to a form POST.
+// redirect answers 303 See Other, the right answer to a form POST, to the
+// page to (an address of this site) under the request's language prefix:
+// where the address named a language, the next page speaks it too.
 func redirect(w http.ResponseWriter, r *http.Request, to string) {
-	http.Redirect(w, r, to, http.StatusSeeOther)
+	http.Redirect(w, r, langPath(r, to), http.StatusSeeOther)
 }
 
 // invalidAttrs marks the form field name when it is field, the one an

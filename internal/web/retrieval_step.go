@@ -44,7 +44,7 @@ func (s *Server) revealSubmit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if p.HasPassphrase && !p.Expired && !p.LimitsReached(s.svc.Now()) {
-		redirect(w, r, langPath(r, "/p/"+token+"/passphrase"))
+		redirect(w, r, "/p/"+token+"/passphrase")
 		return nil
 	}
 	// An expired push is the service's to answer, as show's: the attempt

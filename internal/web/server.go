@@ -101,67 +101,70 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /static/", staticHandler())
 	mux.HandleFunc("GET "+brandPath+"{name}", s.brandFile)
 
+	// Each form's POST names the page the form is on (form), where the
+	// language switch of the pages that answer it leads.
+
 	// Recipient side.
 	mux.Handle("GET /p/{token}/r", s.handle(s.retrievalStep))
-	mux.Handle("POST /p/{token}/r", s.handle(s.revealSubmit))
+	mux.Handle("POST /p/{token}/r", s.form("/p/{token}/r", s.revealSubmit))
 	mux.Handle("GET /p/{token}", s.handle(s.show))
 	mux.Handle("GET /p/{token}/passphrase", s.handle(s.passphraseForm))
-	mux.Handle("POST /p/{token}/passphrase", s.handle(s.passphraseSubmit))
-	mux.Handle("POST /p/{token}/expire", s.handle(s.expire))
+	mux.Handle("POST /p/{token}/passphrase", s.form("/p/{token}/passphrase", s.passphraseSubmit))
+	mux.Handle("POST /p/{token}/expire", s.form("/", s.expire))
 
 	// Creator side.
 	mux.Handle("GET /{$}", s.handle(s.createForm))
-	mux.Handle("POST /{$}", s.handle(s.createSubmit))
+	mux.Handle("POST /{$}", s.form("/", s.createSubmit))
 	mux.Handle("GET /p/{token}/preview", s.handle(s.preview))
 	mux.Handle("GET /p/{token}/audit", s.handle(s.audit))
 	mux.Handle("GET /dashboard", s.handle(s.dashboard))
 
 	// Accounts.
 	mux.Handle("GET /users/sign_up", s.handle(s.signUpForm))
-	mux.Handle("POST /users/sign_up", s.handle(s.signUpSubmit))
+	mux.Handle("POST /users/sign_up", s.form("/users/sign_up", s.signUpSubmit))
 	mux.Handle("GET /users/sign_in", s.handle(s.signInForm))
-	mux.Handle("POST /users/sign_in", s.handle(s.signInSubmit))
-	mux.Handle("POST /users/sign_out", s.handle(s.signOut))
+	mux.Handle("POST /users/sign_in", s.form("/users/sign_in", s.signInSubmit))
+	mux.Handle("POST /users/sign_out", s.form("/", s.signOut))
 	mux.Handle("GET /users/sso", s.handle(s.ssoStart))
 	mux.Handle("GET /users/sso/callback", s.handle(s.ssoCallback))
 	mux.Handle("GET /users/token", s.handle(s.tokenPage))
-	mux.Handle("POST /users/token", s.handle(s.tokenCreate))
+	mux.Handle("POST /users/token", s.form("/users/token", s.tokenCreate))
 	mux.Handle("GET /users/edit", s.handle(s.accountForm))
-	mux.Handle("POST /users/password", s.handle(s.changePassword))
-	mux.Handle("POST /users/delete", s.handle(s.deleteAccount))
+	mux.Handle("POST /users/password", s.form("/users/edit", s.changePassword))
+	mux.Handle("POST /users/delete", s.form("/users/edit", s.deleteAccount))
 	mux.Handle("GET /api_tokens", s.handle(s.apiTokens))
 	mux.Handle("GET /users/password/new", s.handle(s.resetForm))
-	mux.Handle("POST /users/password/new", s.handle(s.resetRequest))
+	mux.Handle("POST /users/password/new", s.form("/users/password/new", s.resetRequest))
 	mux.Handle("GET /users/password/edit", s.handle(s.resetEditForm))
-	mux.Handle("POST /users/password/edit", s.handle(s.resetSubmit))
+	mux.Handle("POST /users/password/edit", s.form("/users/password/new", s.resetSubmit))
 	mux.Handle("GET /users/confirmation", s.handle(s.confirmPage))
-	mux.Handle("POST /users/confirmation", s.handle(s.confirm))
+	mux.Handle("POST /users/confirmation", s.form("/users/confirmation/new", s.confirm))
 	mux.Handle("GET /users/confirmation/new", s.handle(s.confirmForm))
-	mux.Handle("POST /users/confirmation/new", s.handle(s.confirmRequest))
-	mux.Handle("POST /users/receipts", s.handle(s.receiptsDefault))
-	mux.Handle("POST /users/language", s.handle(s.setLanguage))
+	mux.Handle("POST /users/confirmation/new", s.form("/users/confirmation/new", s.confirmRequest))
+	mux.Handle("POST /users/receipts", s.form("/users/edit", s.receiptsDefault))
+	mux.Handle("POST /users/language", s.form("/users/edit", s.setLanguage))
 
 	// The second factor.
 	mux.Handle("GET /users/two_factor", s.handle(s.twoFactorPage))
-	mux.Handle("POST /users/two_factor/setup", s.handle(s.twoFactorSetup))
-	mux.Handle("POST /users/two_factor/enable", s.handle(s.twoFactorEnable))
-	mux.Handle("POST /users/two_factor/disable", s.handle(s.twoFactorDisable))
+	mux.Handle("POST /users/two_factor/setup", s.form("/users/two_factor", s.twoFactorSetup))
+	mux.Handle("POST /users/two_factor/enable", s.form("/users/two_factor", s.twoFactorEnable))
+	mux.Handle("POST /users/two_factor/disable", s.form("/users/two_factor", s.twoFactorDisable))
 	mux.Handle("GET /users/sign_in/two_factor", s.handle(s.signInCodeForm))
-	mux.Handle("POST /users/sign_in/two_factor", s.handle(s.signInCodeSubmit))
+	mux.Handle("POST /users/sign_in/two_factor", s.form("/users/sign_in/two_factor", s.signInCodeSubmit))
 
 	// Administration.
 	mux.Handle("GET /admin", s.handle(s.adminOverview))
 	mux.Handle("GET /admin/users", s.handle(s.adminUsers))
 	mux.Handle("GET /admin/users/{id}", s.handle(s.adminUser))
-	mux.Handle("POST /admin/users/{id}/{action}", s.handle(s.adminAct))
+	mux.Handle("POST /admin/users/{id}/{action}", s.form("/admin/users/{id}", s.adminAct))
 	mux.Handle("GET /admin/log", s.handle(s.adminLog))
 
 	// Webhooks (webhooks.go): an account's, and the instance's.
 	for _, sc := range []hookScope{accountHooks, adminHooks} {
 		mux.Handle("GET "+sc.Base, s.handle(inScope((*Server).webhooksPage, s, sc)))
-		mux.Handle("POST "+sc.Base, s.handle(inScope((*Server).webhookCreate, s, sc)))
+		mux.Handle("POST "+sc.Base, s.form(sc.Base, inScope((*Server).webhookCreate, s, sc)))
 		mux.Handle("GET "+sc.Base+"/{id}", s.handle(inScope((*Server).webhookPage, s, sc)))
-		mux.Handle("POST "+sc.Base+"/{id}/{action}", s.handle(inScope((*Server).webhookAct, s, sc)))
+		mux.Handle("POST "+sc.Base+"/{id}/{action}", s.form(sc.Base+"/{id}", inScope((*Server).webhookAct, s, sc)))
 	}
 
 	mux.Handle("/", s.handle(s.fallback))

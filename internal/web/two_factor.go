@@ -233,7 +233,10 @@ func (s *Server) signInCodeSubmit(w http.ResponseWriter, r *http.Request) error 
 	u, recovery, err := s.svc.FinishSignIn(r.Context(), p, r.PostForm.Get("code"), s.meta(r))
 	if push.ErrorCode(err) == push.CodeUnauthenticated {
 		s.endCodeStep(r)
-		s.render(w, r, "sign_in.html", page{TitleKey: "signin.title", Error: s.sayIn(r, service.MsgSignInExpired), Status: http.StatusUnauthorized, Data: signInView{SSO: s.ssoOf(r)}})
+		// The step is over: its form's page would send the switch's links
+		// on to sign in.
+		s.render(w, switchTo(r, "/users/sign_in"), "sign_in.html", page{TitleKey: "signin.title",
+			Error: s.sayIn(r, service.MsgSignInExpired), Status: http.StatusUnauthorized, Data: signInView{SSO: s.ssoOf(r)}})
 		return nil
 	}
 	if s.formAgain(w, r, err, "sign_in_code.html", twoFactorTitle, codeView{Minutes: int(service.SignInCodeTimeout / time.Minute)}) {
