@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,26 +19,17 @@ import (
 	"hush/internal/api"
 	"hush/internal/httpx"
 	"hush/internal/i18n"
-	"hush/internal/mail"
+	"hush/internal/mail/smtp"
+	"hush/internal/mailtest"
 	"hush/internal/push"
 	"hush/internal/service"
 	"hush/internal/testenv"
 	"hush/internal/webhook"
 )
 
-// mailbox keeps what the outbox sends, for the links of reset and
-// confirmation emails.
-type mailbox struct {
-	mu   sync.Mutex
-	msgs []mail.Message
-}
-
-func (m *mailbox) Send(_ context.Context, msg mail.Message) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.msgs = append(m.msgs, msg)
-	return nil
-}
+// mailbox is the Mailpit the service sends its email to, where the links
+// of reset and confirmation emails are read.
+type mailbox struct{ mp *mailtest.Server }
 
 var emailLinkRE = regexp.MustCompile(`/users/(?:password/edit\?reset_password_token|confirmation\?confirmation_token)=[A-Za-z0-9_-]+`)
 
@@ -50,27 +40,29 @@ func (m *mailbox) link(h *harness, addr string) string {
 	if err := h.svc.DeliverOutbox(context.Background()); err != nil {
 		h.t.Fatal(err)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for i := len(m.msgs) - 1; i >= 0; i-- {
-		if m.msgs[i].To == addr {
-			if l := emailLinkRE.FindString(m.msgs[i].Text); l != "" {
-				return l
-			}
+	msgs := m.mp.Wait(h.t, addr, 1, 10*time.Second)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if l := emailLinkRE.FindString(msgs[i].Text); l != "" {
+			return l
 		}
 	}
 	h.t.Fatalf("no link emailed to %s", addr)
 	return ""
 }
 
-// newFormsHarness serves the pages over a service that sends email (kept
-// in the returned mailbox) and delivers webhooks to loopback addresses;
+// newFormsHarness serves the pages over a service that sends email (to
+// the returned mailbox) and delivers webhooks to loopback addresses;
 // confirm makes new accounts confirm their address.
 func newFormsHarness(t *testing.T, confirm bool) (*harness, *mailbox) {
 	t.Helper()
-	box := &mailbox{}
+	box := &mailbox{mp: mailtest.Start(t, mailtest.Options{})}
+	sender, err := smtp.NewSender(smtp.Config{Host: box.mp.Host, Port: box.mp.Port, From: "hush@example.com",
+		OpenTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
 	env := testenv.NewWithDeps(t, func(l *service.Limits) { l.Accounts.ConfirmEmail = confirm }, func(d *service.Deps) {
-		d.Mail = box
+		d.Mail = sender
 		d.Webhooks, d.WebhookAllowPrivate = webhook.New(webhook.Options{AllowPrivate: true}), true
 	})
 	w := New(Options{Service: env.Service})
