@@ -22,6 +22,8 @@ func TestMessagesTranslated(t *testing.T) {
 		{TemplateNotify, NotifyData{Origin: "https://hush.example", From: "owner@example.com", Link: "https://hush.example/p/abc", Limits: "7", Passphrase: true}},
 		{TemplateHookOff, HookOffData{Origin: "https://hush.example", URL: "https://hooks.example/in", Since: "2030", Page: "https://hush.example/users/webhooks"}},
 		{TemplateHookOff, HookOffData{URL: "https://hooks.example/in", Since: "2030"}},
+		{TemplateTaken, TakenData{Origin: "https://hush.example", Email: "owner@example.com", SignIn: "https://hush.example/users/sign_in",
+			Reset: "https://hush.example/users/password/new"}},
 	}
 	for _, ev := range []string{"view", "failed_passphrase", "expire"} {
 		cases = append(cases, struct {

@@ -22,7 +22,17 @@ const (
 	TemplateNotify  = "notify"  // a secret link for its recipient (NotifyData)
 	TemplateReceipt = "receipt" // a read receipt for a push's owner (ReceiptData)
 	TemplateHookOff = "hookoff" // a webhook endpoint Hush turned off, for its owner (HookOffData)
+	TemplateTaken   = "taken"   // a sign-up with an address that has an account, for its owner (TakenData)
 )
+
+// TakenData fills the message that tells an account's owner that someone
+// tried to create an account with its address.
+type TakenData struct {
+	Origin string // scheme://host of the instance
+	Email  string // the account
+	SignIn string // the address of the sign-in page
+	Reset  string // the address of the page that asks for a reset link
+}
 
 // HookOffData fills the message that tells an endpoint's owner that Hush
 // turned it off.
@@ -91,7 +101,7 @@ func parseMessages(loc *i18n.Localizer) map[string]message {
 		"lang": func() i18n.Language { return loc.Lang() },
 	}
 	out := map[string]message{}
-	for _, name := range []string{TemplateReset, TemplateConfirm, TemplateNotify, TemplateReceipt, TemplateHookOff} {
+	for _, name := range []string{TemplateReset, TemplateConfirm, TemplateNotify, TemplateReceipt, TemplateHookOff, TemplateTaken} {
 		out[name] = message{
 			text: texttemplate.Must(texttemplate.New(name).Funcs(fm).ParseFS(templateFS, "templates/"+name+".txt")),
 			html: htmltemplate.Must(htmltemplate.New(name).Funcs(fm).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")),

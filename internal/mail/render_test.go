@@ -29,6 +29,7 @@ func TestRender(t *testing.T) {
 		mail.TemplateReset:   mail.ResetData{Origin: "https://h.example", Email: "a@b.example", Link: "https://h.example/x?t=1&u=2", Valid: "1 hour"},
 		mail.TemplateConfirm: mail.ResetData{Origin: "https://h.example", Email: "a@b.example", Link: "https://h.example/c", Valid: "1 day"},
 		mail.TemplateNotify:  mail.NotifyData{Origin: "https://h.example", From: "a@b.example", Link: "https://h.example/p/t", Limits: "7 days or 5 views"},
+		mail.TemplateTaken:   mail.TakenData{Origin: "https://h.example", Email: "a@b.example", SignIn: "https://h.example/users/sign_in", Reset: "https://h.example/users/password/new"},
 	} {
 		m, err := mail.Render(name, data)
 		if err != nil {

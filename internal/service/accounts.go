@@ -102,12 +102,14 @@ type SignUpInput struct {
 // hashed before the address is checked, so a taken address answers no
 // faster than a free one. Where new accounts confirm their address, the
 // account awaits confirmation (push.User.ConfirmPending) and the link is
-// queued in the same step.
+// queued in the same step; there a taken address answers as a free one
+// does, with a stand-in user that has only its Email and ConfirmPending,
+// and its owner is emailed instead (signUpPending).
 func (s *Service) SignUpWith(ctx context.Context, in SignUpInput) (*push.User, error) {
 	if err := s.passwordOff(); err != nil {
 		return nil, err
 	}
-	email, password, m := NormalizeEmail(in.Email), in.Password, in.Meta
+	email, password := NormalizeEmail(in.Email), in.Password
 	if !ValidEmail(email) {
 		return nil, invalid("email", MsgBadEmail)
 	}
@@ -118,8 +120,7 @@ func (s *Service) SignUpWith(ctx context.Context, in SignUpInput) (*push.User, e
 		return nil, invalid("password", msg)
 	}
 	now := s.Now()
-	if _, err := s.reserve(ctx, now, tooManySignUps, store.Limit{
-		Bucket: bucket("signup-client", clientKey(m.IP)), Max: signUpPerClient, Window: signUpPerClientWindow}); err != nil {
+	if err := s.signUpAllowed(ctx, now, email, in.Meta); err != nil {
 		return nil, err
 	}
 	hash, err := s.argon.HashPassword(ctx, password)
@@ -136,16 +137,39 @@ func (s *Service) SignUpWith(ctx context.Context, in SignUpInput) (*push.User, e
 	return u, err
 }
 
+// signUpAllowed takes the sign-up's slots: the client's, and where sign-ups
+// are emailed, the address's (signUpMailLimit), so that the form cannot
+// fill a mailbox with confirmation links or notices.
+func (s *Service) signUpAllowed(ctx context.Context, now time.Time, email string, m push.Meta) error {
+	if _, err := s.reserve(ctx, now, tooManySignUps, store.Limit{
+		Bucket: bucket("signup-client", clientKey(m.IP)), Max: signUpPerClient, Window: signUpPerClientWindow}); err != nil {
+		return err
+	}
+	if !s.accounts.ConfirmEmail {
+		return nil
+	}
+	_, err := s.reserve(ctx, now, tooManyMails, signUpMailLimit(email))
+	return err
+}
+
 // signUpPending creates an account that awaits confirmation and queues its
-// confirmation link.
+// confirmation link. An address that has an account gets, in the same
+// step, a message for its owner instead (kindTaken), and the answer is a
+// stand-in for a new account, so the page says what it says for a free
+// address (docs/decisions.md, D63).
 func (s *Service) signUpPending(ctx context.Context, email, hash, origin string, now time.Time) (*push.User, error) {
-	msg, err := s.queued(kindConfirm, addressJob{Email: email, Origin: s.linkOrigin(origin)})
+	job := addressJob{Email: email, Origin: s.linkOrigin(origin)}
+	confirm, err := s.queued(kindConfirm, job)
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.store.CreatePendingUser(ctx, email, hash, now, msg)
+	taken, err := s.queued(kindTaken, job)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.store.CreatePendingUser(ctx, email, hash, now, confirm, taken)
 	if push.ErrorCode(err) == push.CodeConflict {
-		return nil, invalid("email", MsgEmailTaken)
+		u, err = &push.User{Email: email, ConfirmPending: true}, nil
 	}
 	if err != nil {
 		return nil, err

@@ -30,6 +30,7 @@ const (
 	kindEmail   = "email"          // a message written when queued, sealed whole (emailJob)
 	kindReset   = "password_reset" // a reset asked for an address; the link is made when sent (resetJob)
 	kindConfirm = "confirm"        // an address confirmation; the link is made when sent (confirmJob)
+	kindTaken   = "signup_taken"   // a sign-up with an address that has an account; written when sent (addressJob)
 	kindReceipt = store.OutboxKindReceipt
 )
 

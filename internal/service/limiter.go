@@ -194,6 +194,16 @@ const (
 	signUpPerClientWindow = time.Hour
 )
 
+// Where sign-ups are emailed (a confirmation link, or a notice to the owner
+// of a taken address), 3 an hour per address from every client together,
+// whether or not it has an account: the emails asked for by address have
+// the same kind of bound (mailLimits).
+const signUpMailPerEmail = 3
+
+func signUpMailLimit(email string) store.Limit {
+	return store.Limit{Bucket: bucket("signup-email", email), Max: signUpMailPerEmail, Window: mailWindow}
+}
+
 func tooManySignUps(wait time.Duration) string {
 	return "Too many accounts were created from your address. Please try again " + retryIn(wait) + "."
 }

@@ -201,6 +201,8 @@ func (s *Service) send(ctx context.Context, m store.OutboxMessage) error {
 		return s.sendReset(ctx, m)
 	case kindConfirm:
 		return s.sendConfirm(ctx, m)
+	case kindTaken:
+		return s.sendTaken(ctx, m)
 	case kindReceipt:
 		return s.sendReceipt(ctx, m)
 	}

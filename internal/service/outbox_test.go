@@ -38,8 +38,9 @@ func (d *deliveryLog) String() string {
 	return fmt.Sprint(d.got)
 }
 
-// newMailService is a service on st that sends through Mailpit mp.
-func newMailService(t *testing.T, st *store.Store, clock *testclock.Clock, mp *mailtest.Server, log *deliveryLog) *Service {
+// newMailService is a service on st that sends through Mailpit mp; each
+// configure may change its limits.
+func newMailService(t *testing.T, st *store.Store, clock *testclock.Clock, mp *mailtest.Server, log *deliveryLog, configure ...func(*Limits)) *Service {
 	t.Helper()
 	keys, err := secure.NewKeyring(testKey)
 	if err != nil {
@@ -52,8 +53,12 @@ func newMailService(t *testing.T, st *store.Store, clock *testclock.Clock, mp *m
 	}
 	settings := push.DefaultSettings()
 	settings.NotifyByEmail, settings.Receipts = true, true
+	limits := Limits{Settings: settings}
+	for _, c := range configure {
+		c(&limits)
+	}
 	return New(Deps{Store: st, Keys: keys, Argon: secure.NewArgon(1, 64, 1, 0), Now: clock.Now, Mail: sender,
-		Origin: "https://hush.example", Deliveries: log.add}, Limits{Settings: settings})
+		Origin: "https://hush.example", Deliveries: log.add}, limits)
 }
 
 func TestOutboxWait(t *testing.T) {

@@ -41,6 +41,8 @@ const (
 	ResetTokenParam      = "reset_password_token"
 	ConfirmPath          = "/users/confirmation"
 	ConfirmTokenParam    = "confirmation_token"
+	SignInPath           = "/users/sign_in"
+	ResetRequestPath     = "/users/password/new"
 	maxAccountTokenBytes = 128
 )
 
@@ -127,14 +129,7 @@ func userPath(u *push.User, path string) string {
 // which replaces any earlier one, or nothing when the address has no
 // account.
 func (s *Service) sendReset(ctx context.Context, m store.OutboxMessage) error {
-	var job addressJob
-	if err := s.openQueued(m, &job); err != nil {
-		return fmt.Errorf("%w: %v", mail.ErrPermanent, err)
-	}
-	u, err := s.store.UserByEmail(ctx, job.Email)
-	if push.ErrorCode(err) == push.CodeNotFound {
-		return errNothingToSend
-	}
+	job, u, err := s.addressee(ctx, m)
 	if err != nil {
 		return err
 	}
@@ -155,20 +150,36 @@ func (s *Service) sendReset(ctx context.Context, m store.OutboxMessage) error {
 	return s.mail.Send(ctx, msg)
 }
 
+// addressee opens a message queued for an address and looks up the
+// account it names: errNothingToSend when there is none.
+func (s *Service) addressee(ctx context.Context, m store.OutboxMessage) (addressJob, *push.User, error) {
+	var job addressJob
+	if err := s.openQueued(m, &job); err != nil {
+		return job, nil, fmt.Errorf("%w: %v", mail.ErrPermanent, err)
+	}
+	u, err := s.store.UserByEmail(ctx, job.Email)
+	if push.ErrorCode(err) == push.CodeNotFound {
+		return job, nil, errNothingToSend
+	}
+	return job, u, err
+}
+
 // sendConfirm delivers a queued confirmation: a fresh link for an account
 // that awaits confirmation, or nothing.
 func (s *Service) sendConfirm(ctx context.Context, m store.OutboxMessage) error {
-	var job addressJob
-	if err := s.openQueued(m, &job); err != nil {
-		return fmt.Errorf("%w: %v", mail.ErrPermanent, err)
-	}
-	u, err := s.store.UserByEmail(ctx, job.Email)
-	if push.ErrorCode(err) == push.CodeNotFound || (err == nil && !u.ConfirmPending) {
-		return errNothingToSend
-	}
+	job, u, err := s.addressee(ctx, m)
 	if err != nil {
 		return err
 	}
+	if !u.ConfirmPending {
+		return errNothingToSend
+	}
+	return s.sendConfirmLink(ctx, u, job.Origin)
+}
+
+// sendConfirmLink sends u, which awaits confirmation, a fresh link that
+// replaces any earlier one.
+func (s *Service) sendConfirmLink(ctx context.Context, u *push.User, origin string) error {
 	token, digest, err := newAccountToken()
 	if err != nil {
 		return err
@@ -180,8 +191,31 @@ func (s *Service) sendConfirm(ctx context.Context, m store.OutboxMessage) error 
 		return err
 	}
 	loc := s.userLang(u)
-	msg, err := mail.RenderIn(loc.Lang().Code, mail.TemplateConfirm, mail.ResetData{Origin: job.Origin, Email: u.Email,
-		Link: accountLink(job.Origin, userPath(u, ConfirmPath), ConfirmTokenParam, token), Valid: loc.N("duration.hours", int(ConfirmValidFor/time.Hour), nil)})
+	msg, err := mail.RenderIn(loc.Lang().Code, mail.TemplateConfirm, mail.ResetData{Origin: origin, Email: u.Email,
+		Link: accountLink(origin, userPath(u, ConfirmPath), ConfirmTokenParam, token), Valid: loc.N("duration.hours", int(ConfirmValidFor/time.Hour), nil)})
+	if err != nil {
+		return err
+	}
+	msg.To = u.Email
+	return s.mail.Send(ctx, msg)
+}
+
+// sendTaken delivers the message of a sign-up with an address that has an
+// account (docs/decisions.md, D63): to an account that still awaits
+// confirmation, its confirmation link again, its password unchanged; to
+// any other, word that someone tried to create an account with its
+// address, with the ways to sign in and to reset its password; nothing
+// when the account is gone.
+func (s *Service) sendTaken(ctx context.Context, m store.OutboxMessage) error {
+	job, u, err := s.addressee(ctx, m)
+	if err != nil {
+		return err
+	}
+	if u.ConfirmPending {
+		return s.sendConfirmLink(ctx, u, job.Origin)
+	}
+	msg, err := mail.RenderIn(s.userLang(u).Lang().Code, mail.TemplateTaken, mail.TakenData{Origin: job.Origin, Email: u.Email,
+		SignIn: job.Origin + userPath(u, SignInPath), Reset: job.Origin + userPath(u, ResetRequestPath)})
 	if err != nil {
 		return err
 	}

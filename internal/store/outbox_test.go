@@ -312,18 +312,23 @@ func TestCreatePushNotify(t *testing.T) {
 func TestResetAndConfirm(t *testing.T) {
 	s := newTestStore(t)
 	ctx := t.Context()
-	u, err := s.CreatePendingUser(ctx, "new@example.com", "hash0", t0, OutboxMessage{Kind: "confirm", Ref: "c", Payload: []byte("p")})
+	u, err := s.CreatePendingUser(ctx, "new@example.com", "hash0", t0, OutboxMessage{Kind: "confirm", Ref: "c", Payload: []byte("p")},
+		OutboxMessage{Kind: "signup_taken", Ref: "t", Payload: []byte("p")})
 	if err != nil || !u.ConfirmPending {
 		t.Fatalf("pending user %+v %v", u, err)
 	}
-	if n := outboxRows(t, s, "kind = 'confirm'"); n != 1 {
-		t.Errorf("%d confirmation messages", n)
+	if n, taken := outboxRows(t, s, "kind = 'confirm'"), outboxRows(t, s, "kind = 'signup_taken'"); n != 1 || taken != 0 {
+		t.Errorf("%d confirmation messages, %d for a taken address", n, taken)
 	}
-	if _, err := s.CreatePendingUser(ctx, "new@example.com", "h", t0, OutboxMessage{Kind: "confirm", Ref: "d"}); push.ErrorCode(err) != push.CodeConflict {
+	if _, err := s.CreatePendingUser(ctx, "New@example.com", "h", t0, OutboxMessage{Kind: "confirm", Ref: "d"},
+		OutboxMessage{Kind: "signup_taken", Ref: "t2", Payload: []byte("p")}); push.ErrorCode(err) != push.CodeConflict {
 		t.Fatalf("duplicate pending user: %v", err)
 	}
-	if n := outboxRows(t, s, "kind = 'confirm'"); n != 1 {
-		t.Errorf("a failed sign-up queued its message")
+	if n, taken := outboxRows(t, s, "kind = 'confirm'"), outboxRows(t, s, "kind = 'signup_taken'"); n != 1 || taken != 1 {
+		t.Errorf("a sign-up with a taken address queued %d confirmation messages and %d for the owner; want 1 and 1", n, taken)
+	}
+	if got, err := s.UserByEmail(ctx, "new@example.com"); err != nil || got.PasswordHash != "hash0" || got.AuthEpoch != u.AuthEpoch {
+		t.Fatalf("the account after a sign-up with its address: %+v %v", got, err)
 	}
 	if err := s.CommitSession(ctx, "sess", u.ID, []byte("x"), t0.Add(time.Hour)); err != nil {
 		t.Fatal(err)
@@ -367,7 +372,7 @@ func TestResetAndConfirm(t *testing.T) {
 		t.Error("a password change left the reset link working")
 	}
 
-	v, _ := s.CreatePendingUser(ctx, "v@example.com", "h", t0, OutboxMessage{Kind: "confirm", Ref: "e"})
+	v, _ := s.CreatePendingUser(ctx, "v@example.com", "h", t0, OutboxMessage{Kind: "confirm", Ref: "e"}, OutboxMessage{Kind: "signup_taken", Ref: "f"})
 	s.SetConfirmDigest(ctx, v.ID, "vdigest", t0.Add(time.Hour))
 	if _, err := s.Confirm(ctx, "vdigest", t0.Add(time.Hour)); push.ErrorCode(err) != push.CodeNotFound {
 		t.Error("an expired confirmation worked")

@@ -22,26 +22,39 @@ func newEpoch() string {
 // reused (AUTOINCREMENT on SQLite, an identity column on PostgreSQL), so a
 // new account can never inherit what named a deleted one.
 func (s *Store) CreateUser(ctx context.Context, email, passwordHash string, now time.Time) (*push.User, error) {
-	return s.createUser(ctx, email, passwordHash, now, nil)
+	return s.createUser(ctx, email, passwordHash, now, nil, nil)
 }
 
 // createUser is CreateUser; with confirm, the account awaits confirmation
-// and the message is queued in the same transaction.
-func (s *Store) createUser(ctx context.Context, email, passwordHash string, now time.Time, confirm *OutboxMessage) (*push.User, error) {
+// and the message is queued in the same transaction. With taken, an
+// address that has an account queues taken in that transaction instead,
+// and the answer is still push.CodeConflict.
+func (s *Store) createUser(ctx context.Context, email, passwordHash string, now time.Time, confirm, taken *OutboxMessage) (*push.User, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	u := &push.User{Email: email, PasswordHash: passwordHash, AuthEpoch: newEpoch(), CreatedAt: now, ConfirmPending: confirm != nil}
 	id, err := write(ctx, s, func(tx *Tx) (int64, error) {
 		id, err := insertUser(ctx, tx, u)
+		if push.ErrorCode(err) == push.CodeConflict && taken != nil {
+			return 0, insertOutbox(ctx, tx, *taken, now)
+		}
 		if err != nil || confirm == nil {
 			return id, err
 		}
 		return id, insertOutbox(ctx, tx, *confirm, now)
 	})
+	if err == nil && id == 0 {
+		err = errEmailTaken(email)
+	}
 	if err != nil {
 		return nil, err
 	}
 	u.ID = id
 	return u, nil
+}
+
+// errEmailTaken is the conflict of an address that has an account.
+func errEmailTaken(email string) error {
+	return push.Errorf(push.CodeConflict, "a user with email %s already exists", email)
 }
 
 // insertUser adds the account u (its email lower-cased already) in tx and
@@ -50,16 +63,20 @@ func insertUser(ctx context.Context, tx *Tx, u *push.User) (int64, error) {
 	var exists int
 	err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE email = $1`, u.Email).Scan(&exists)
 	if err == nil {
-		return 0, push.Errorf(push.CodeConflict, "a user with email %s already exists", u.Email)
+		return 0, errEmailTaken(u.Email)
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("check email: %w", err)
 	}
+	// An insert of the same address by another instance since the look
+	// above inserts nothing rather than failing: a failed statement would
+	// end a PostgreSQL transaction that may still queue a message.
 	var id int64
 	err = tx.QueryRowContext(ctx, `INSERT INTO users (email, password_hash, auth_epoch, created_at, updated_at, confirm_pending)
-		VALUES ($1, $2, $3, $4, $4, $5) RETURNING id`, u.Email, u.PasswordHash, u.AuthEpoch, ms(u.CreatedAt), b2i(u.ConfirmPending)).Scan(&id)
-	if isUniqueViolation(err) {
-		return 0, push.Errorf(push.CodeConflict, "a user with email %s already exists", u.Email)
+		VALUES ($1, $2, $3, $4, $4, $5) ON CONFLICT (email) DO NOTHING RETURNING id`,
+		u.Email, u.PasswordHash, u.AuthEpoch, ms(u.CreatedAt), b2i(u.ConfirmPending)).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, errEmailTaken(u.Email)
 	}
 	return id, err
 }

@@ -17,9 +17,12 @@ import (
 
 // CreatePendingUser is CreateUser for an account whose address must be
 // confirmed before it signs in on the web; confirm, the message that asks
-// for it, is queued in the same transaction.
-func (s *Store) CreatePendingUser(ctx context.Context, email, passwordHash string, now time.Time, confirm OutboxMessage) (*push.User, error) {
-	return s.createUser(ctx, email, passwordHash, now, &confirm)
+// for it, is queued in the same transaction. When the address has an
+// account, nothing of that account changes: taken, the message that tells
+// its owner, is queued in the same kind of transaction instead, and the
+// answer is push.CodeConflict (docs/decisions.md, D63).
+func (s *Store) CreatePendingUser(ctx context.Context, email, passwordHash string, now time.Time, confirm, taken OutboxMessage) (*push.User, error) {
+	return s.createUser(ctx, email, passwordHash, now, &confirm, &taken)
 }
 
 // SetResetDigest makes digest the account's one password reset, valid until
