@@ -32,6 +32,10 @@ const (
 	msgPasswordConfirm = "The password and its confirmation do not match."
 )
 
+// MsgBadOrUnconfirmed is MsgBadCredentials where new accounts confirm their
+// address (badCredentials).
+const MsgBadOrUnconfirmed = "Invalid email or password. If you have just signed up, confirm your email address first: follow the link in the email we sent you."
+
 // NormalizeEmail is the form an email address is stored and looked up in.
 func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
@@ -196,13 +200,16 @@ func (s *Service) SignIn(ctx context.Context, email, password string, m push.Met
 	u, err := s.store.UserByEmail(ctx, email)
 	if push.ErrorCode(err) == push.CodeNotFound {
 		s.wasteVerify(ctx, password)
-		return nil, &push.Error{Code: push.CodeUnauthenticated, Message: MsgBadCredentials}
+		return nil, s.badCredentials()
 	}
 	if err != nil {
 		return nil, err
 	}
-	if !s.verify(ctx, u, password) {
-		return nil, &push.Error{Code: push.CodeUnauthenticated, Message: MsgBadCredentials}
+	if !s.verify(ctx, u, password) || (u.ConfirmPending && s.accounts.ConfirmEmail) {
+		// An account awaiting confirmation answers as a wrong password
+		// does, its slot kept: whoever just signed up with an address
+		// must not learn here whether it was free (docs/decisions.md, D63).
+		return nil, s.badCredentials()
 	}
 	if err := s.release(ctx, sl); err != nil {
 		return nil, err
@@ -211,10 +218,17 @@ func (s *Service) SignIn(ctx context.Context, email, password string, m push.Met
 		// Said only to whoever knows the password.
 		return nil, &push.Error{Code: push.CodeForbidden, Message: MsgDisabled}
 	}
-	if u.ConfirmPending && s.accounts.ConfirmEmail {
-		return nil, &push.Error{Code: push.CodeUnauthenticated, Message: MsgConfirmFirst}
-	}
 	return u, nil
+}
+
+// badCredentials refuses a sign-in; where new accounts confirm their
+// address, it says that a new account must be confirmed first, since it
+// cannot say whether it was the password or the confirmation.
+func (s *Service) badCredentials() error {
+	if s.accounts.ConfirmEmail {
+		return &push.Error{Code: push.CodeUnauthenticated, Message: MsgBadOrUnconfirmed}
+	}
+	return &push.Error{Code: push.CodeUnauthenticated, Message: MsgBadCredentials}
 }
 
 // checkPassword verifies a signed-in user's current password, under the

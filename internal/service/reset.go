@@ -34,7 +34,6 @@ const accountTokenBytes = 32
 const (
 	MsgResetInvalid      = "This password reset link is invalid, was already used or has expired. Ask for a new one."
 	MsgConfirmInvalid    = "This confirmation link is invalid, was already used or has expired. Ask for a new one."
-	MsgConfirmFirst      = "You have to confirm your email address before continuing. Follow the link in the email we sent you."
 	MsgEmailNotAllowed   = "Sign-ups on this server are limited to certain email addresses, and this one is not among them."
 	msgMailOff           = "This server sends no email."
 	ResetPath            = "/users/password/edit"

@@ -236,3 +236,37 @@ func TestSignUpTakenSaidWithoutConfirmation(t *testing.T) {
 		t.Errorf("deliveries %s, want none", got)
 	}
 }
+
+// TestSignInAwaitingConfirmationLooksWrong: the right password of an
+// account that awaits confirmation is refused as a wrong password is, with
+// the same message and under the same count, so that whoever signed up
+// with an address cannot learn from signing in whether it was free
+// (docs/decisions.md, D63).
+func TestSignInAwaitingConfirmationLooksWrong(t *testing.T) {
+	mp := mailtest.Start(t, mailtest.Options{})
+	var log deliveryLog
+	svc := newMailService(t, openTestStore(t, testdb.URL(t)), testclock.New(t0), mp, &log, confirming)
+	ctx := context.Background()
+	if _, err := svc.CreateUser(ctx, "owner@example.com", "owner password"); err != nil {
+		t.Fatal(err)
+	}
+	for _, email := range []string{"owner@example.com", "fresh@example.com"} {
+		if _, err := svc.SignUp(ctx, email, "stranger password", "stranger password", push.Meta{IP: "198.51.100.7"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	signIn := func(email string) string {
+		_, err := svc.SignIn(ctx, email, "stranger password", push.Meta{IP: "198.51.100.7"})
+		return fmt.Sprint(err)
+	}
+	refused := fmt.Sprint(&push.Error{Code: push.CodeUnauthenticated, Message: MsgBadOrUnconfirmed})
+	for i := range signInPerClientEmail {
+		if taken, free := signIn("owner@example.com"), signIn("fresh@example.com"); taken != refused || free != taken {
+			t.Fatalf("try %d: %q on the taken address, %q on the one that was free; want %q", i+1, taken, free, refused)
+		}
+	}
+	taken, free := signIn("owner@example.com"), signIn("fresh@example.com")
+	if !strings.HasPrefix(taken, string(push.CodeTooMany)) || free != taken {
+		t.Errorf("past the limit: %q on the taken address, %q on the one that was free; want the same refusal as too many", taken, free)
+	}
+}

@@ -136,7 +136,7 @@ func TestAccountMessagesKnown(t *testing.T) {
 	msgs := []string{service.MsgBadEmail, service.MsgBadCredentials, service.MsgWrongPassword, service.MsgEmailTaken,
 		service.MsgDisabled, msgPasswordShort, msgPasswordLong, msgPasswordConfirm, service.MsgBadCode, service.MsgCodeUsed,
 		service.MsgSignInExpired, service.MsgEnrolmentGone, service.MsgTwoFactorOn, service.MsgTwoFactorRequired,
-		service.MsgResetInvalid, service.MsgConfirmInvalid, service.MsgConfirmFirst, service.MsgEmailNotAllowed,
+		service.MsgResetInvalid, service.MsgConfirmInvalid, service.MsgBadOrUnconfirmed, service.MsgEmailNotAllowed,
 		service.MsgSSOFailed, service.MsgSSOExpired, service.MsgSSOUnverified, service.MsgSSODomain, service.MsgSSONoAccount,
 		service.MsgSSOLinkedOther, service.MsgPasswordOff, service.MsgSignIn, msgReceiptsOff, msgHookTurnedOff,
 		msgHookWaiting, msgHookNoMessage, msgHookAdminOnly,

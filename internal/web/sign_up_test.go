@@ -103,6 +103,25 @@ func TestSignUpTakenAddressLooksFree(t *testing.T) {
 	signIn("stranger password").expect(t, http.StatusUnauthorized)
 }
 
+// TestSignInAfterSignUpLooksTheSame: where new accounts confirm their
+// address, signing in with the address and password a sign-up was given
+// answers the same page whether the address was free or taken, a hint to
+// confirm the address included (docs/decisions.md, D63).
+func TestSignInAfterSignUpLooksTheSame(t *testing.T) {
+	h, _, _ := newMailHarnessWith(t, confirmAddresses)
+	if _, err := h.svc.CreateUser(context.Background(), "owner@example.com", "owner password"); err != nil {
+		t.Fatal(err)
+	}
+	signIn := func(email string) resp {
+		h.signUpAs(email, "stranger password").expect(t, http.StatusOK)
+		return h.client().post("/users/sign_in", url.Values{"email": {email}, "password": {"stranger password"}})
+	}
+	taken, free := signIn("owner@example.com"), signIn("fresh@example.com")
+	taken.expect(t, http.StatusUnauthorized)
+	taken.has(t, "Invalid email or password. If you have just signed up, confirm your email address first")
+	sameAnswer(t, taken, "owner@example.com", free, "fresh@example.com")
+}
+
 // TestSignUpMailBoundFromManyClients: sign-ups with one address sent at
 // once from many client addresses (behind a trusted proxy) email its owner
 // at most 3 times an hour; the others are refused (429).
