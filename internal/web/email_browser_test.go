@@ -21,17 +21,23 @@ func newMailHarness(t *testing.T) (*harness, *mailtest.Server, func()) {
 	return newMailHarnessWith(t, nil)
 }
 
-// newMailHarnessWith is newMailHarness with configure, which may change the
-// options and limits before the server starts.
-func newMailHarnessWith(t *testing.T, configure func(*Options, *service.Limits)) (*harness, *mailtest.Server, func()) {
+// mailpitSender sends through Mailpit mp.
+func mailpitSender(t *testing.T, mp *mailtest.Server) *smtp.Sender {
 	t.Helper()
-	mp := mailtest.Start(t, mailtest.Options{})
 	sender, err := smtp.NewSender(smtp.Config{Host: mp.Host, Port: mp.Port, From: "hush@example.com",
 		OpenTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarnessMail(t, configure, sender)
+	return sender
+}
+
+// newMailHarnessWith is newMailHarness with configure, which may change the
+// options and limits before the server starts.
+func newMailHarnessWith(t *testing.T, configure func(*Options, *service.Limits)) (*harness, *mailtest.Server, func()) {
+	t.Helper()
+	mp := mailtest.Start(t, mailtest.Options{})
+	h := newHarnessMail(t, configure, mailpitSender(t, mp))
 	deliver := func() {
 		t.Helper()
 		if err := h.svc.DeliverOutbox(context.Background()); err != nil {

@@ -60,6 +60,12 @@ func newHarnessMail(t *testing.T, configure func(*Options, *service.Limits), mai
 			configure(&opts, l)
 		}
 	}, mailer)
+	return serveHarness(t, env, opts)
+}
+
+// serveHarness serves the pages with opts, and the API, over env's service.
+func serveHarness(t *testing.T, env *testenv.Env, opts Options) *harness {
+	t.Helper()
 	opts.Service = env.Service
 	w := New(opts)
 	apiServer := api.New(api.Options{Service: env.Service, MaxBody: 2 << 20, Version: "test"})

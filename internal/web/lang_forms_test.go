@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"path"
 	"regexp"
@@ -16,10 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"hush/internal/api"
-	"hush/internal/httpx"
 	"hush/internal/i18n"
-	"hush/internal/mail/smtp"
 	"hush/internal/mailtest"
 	"hush/internal/push"
 	"hush/internal/service"
@@ -56,22 +52,12 @@ func (m *mailbox) link(h *harness, addr string) string {
 func newFormsHarness(t *testing.T, confirm bool) (*harness, *mailbox) {
 	t.Helper()
 	box := &mailbox{mp: mailtest.Start(t, mailtest.Options{})}
-	sender, err := smtp.NewSender(smtp.Config{Host: box.mp.Host, Port: box.mp.Port, From: "hush@example.com",
-		OpenTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sender := mailpitSender(t, box.mp)
 	env := testenv.NewWithDeps(t, func(l *service.Limits) { l.Accounts.ConfirmEmail = confirm }, func(d *service.Deps) {
 		d.Mail = sender
 		d.Webhooks, d.WebhookAllowPrivate = webhook.New(webhook.Options{AllowPrivate: true}), true
 	})
-	w := New(Options{Service: env.Service})
-	mux := http.NewServeMux()
-	mux.Handle("/api/", api.New(api.Options{Service: env.Service, MaxBody: 2 << 20, Version: "test"}).Handler())
-	mux.Handle("/", w.Handler())
-	ts := httptest.NewServer(httpx.Baseline(mux, false))
-	t.Cleanup(ts.Close)
-	return &harness{t: t, url: ts.URL, env: env, dbURL: env.DBURL, svc: env.Service, web: w, clock: env.Clock}, box
+	return serveHarness(t, env, Options{}), box
 }
 
 // formAt is a form as a person finds it: on a page in the language of a

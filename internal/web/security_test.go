@@ -7,9 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
-	"hush/internal/mail/smtp"
 	"hush/internal/mailtest"
 	"hush/internal/push"
 	"hush/internal/service"
@@ -127,12 +125,7 @@ func TestTextTakesNoNUL(t *testing.T) {
 	admin.get("/admin/users?q=admin").has(t, "admin@example.com")
 	// Asking for the confirmation link again, where sign-ups confirm their address.
 	mp := mailtest.Start(t, mailtest.Options{})
-	sender, err := smtp.NewSender(smtp.Config{Host: mp.Host, Port: mp.Port, From: "hush@example.com",
-		OpenTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	confirming := newHarnessMail(t, func(_ *Options, l *service.Limits) { l.Accounts.ConfirmEmail = true }, sender)
+	confirming := newHarnessMail(t, func(_ *Options, l *service.Limits) { l.Accounts.ConfirmEmail = true }, mailpitSender(t, mp))
 	if r := confirming.client().post("/users/confirmation/new", url.Values{"email": {"a\x00@example.com"}}); r.status != http.StatusBadRequest {
 		t.Errorf("confirmation again: %d, want 400", r.status)
 	}

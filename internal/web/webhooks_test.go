@@ -3,14 +3,11 @@ package web
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 
-	"hush/internal/api"
-	"hush/internal/httpx"
 	"hush/internal/service"
 	"hush/internal/testenv"
 	"hush/internal/webhook"
@@ -24,13 +21,7 @@ func newHookHarness(t *testing.T) *harness {
 	env := testenv.NewWithDeps(t, nil, func(d *service.Deps) {
 		d.Webhooks, d.WebhookAllowPrivate = webhook.New(webhook.Options{AllowPrivate: true}), true
 	})
-	w := New(Options{Service: env.Service})
-	mux := http.NewServeMux()
-	mux.Handle("/api/", api.New(api.Options{Service: env.Service, MaxBody: 2 << 20, Version: "test"}).Handler())
-	mux.Handle("/", w.Handler())
-	ts := httptest.NewServer(httpx.Baseline(mux, false))
-	t.Cleanup(ts.Close)
-	return &harness{t: t, url: ts.URL, env: env, dbURL: env.DBURL, svc: env.Service, web: w, clock: env.Clock}
+	return serveHarness(t, env, Options{})
 }
 
 var hookLink = regexp.MustCompile(`href="(/(?:users|admin)/webhooks/\d+)"`)
