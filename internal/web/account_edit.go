@@ -75,7 +75,7 @@ func (s *Server) setLanguage(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	if err := s.svc.SetLanguage(r.Context(), u, r.PostForm.Get("preferred_language")); err != nil {
+	if err := s.svc.SetLanguage(r.Context(), u, formValue(r, "preferred_language")); err != nil {
 		return err
 	}
 	if pathLang(r) != "" {
@@ -142,9 +142,8 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	f := r.PostForm
-	changed, err := s.svc.ChangePassword(r.Context(), u, f.Get("current_password"), f.Get("password"),
-		f.Get("password_confirmation"), s.meta(r))
+	changed, err := s.svc.ChangePassword(r.Context(), u, formValue(r, "current_password"), formValue(r, "password"),
+		formValue(r, "password_confirmation"), s.meta(r))
 	if s.accountError(w, r, u, err, "account.msg.wrong_password", "current_password") {
 		return nil
 	}
@@ -185,7 +184,7 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request) error {
 	if !s.confirmed(w, r, s.question(r, "account-delete"), "/users/edit", true) {
 		return nil
 	}
-	err = s.svc.DeleteAccount(r.Context(), u, r.PostForm.Get("current_password"), s.meta(r))
+	err = s.svc.DeleteAccount(r.Context(), u, formValue(r, "current_password"), s.meta(r))
 	if s.accountError(w, r, u, err, "account.msg.not_deleted", "delete_password") {
 		return nil
 	}

@@ -62,7 +62,7 @@ type questionView struct {
 // where its "Cancel" leads, the page that asked, and so where its language
 // switch leads too. The form must have been parsed.
 func (s *Server) confirmed(w http.ResponseWriter, r *http.Request, q question, cancel string, password bool) bool {
-	if r.PostForm.Get("confirm") == "yes" {
+	if formValue(r, "confirm") == "yes" {
 		return true
 	}
 	s.render(w, switchTo(r, cancel), "confirm.html", page{Title: q.Title, Data: questionView{question: q,

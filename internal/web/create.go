@@ -169,7 +169,7 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 		s.createFormError(w, r, u, err)
 		return nil
 	}
-	kind := s.createKind(f.Get("kind"), u)
+	kind := s.createKind(httpx.Last(f, "kind"), u)
 	r = switchTo(r, createPage(kind))
 	loc := s.localizer(r)
 	v := s.newCreateView(loc, kind, u)
@@ -177,11 +177,11 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 		s.render(w, r, "create.html", page{TitleKey: "create.title", User: u, Status: http.StatusUnauthorized, Data: v})
 		return nil
 	}
-	if u == nil && f.Get("signed_in") != "" {
+	if u == nil && httpx.Last(f, "signed_in") != "" {
 		// The form was a signed-in account's, and its session ended
 		// meanwhile: its note, recipients and receipts would be dropped
 		// and the push would be nobody's. Nothing is created.
-		v.Payload = f.Get("payload")
+		v.Payload = httpx.Last(f, "payload")
 		s.render(w, r, "create.html", page{TitleKey: "create.title", Status: http.StatusUnauthorized,
 			Error: loc.T("create.signed_out", nil), Data: v})
 		return nil
@@ -196,13 +196,13 @@ func (s *Server) createSubmit(w http.ResponseWriter, r *http.Request) error {
 	}
 	var e *push.Error
 	if errors.As(err, &e) && e.Code == push.CodeInvalid {
-		v.Payload, v.Name, v.Note = f.Get("payload"), f.Get("name"), f.Get("note")
-		v.Days, _ = strconv.Atoi(f.Get("expire_after_days"))
-		v.Views, _ = strconv.Atoi(f.Get("expire_after_views"))
-		v.Duration = f.Get("expire_after_duration")
+		v.Payload, v.Name, v.Note = httpx.Last(f, "payload"), httpx.Last(f, "name"), httpx.Last(f, "note")
+		v.Days, _ = strconv.Atoi(httpx.Last(f, "expire_after_days"))
+		v.Views, _ = strconv.Atoi(httpx.Last(f, "expire_after_views"))
+		v.Duration = httpx.Last(f, "expire_after_duration")
 		v.RetrievalStep, v.Deletable = f.Has("retrieval_step"), f.Has("deletable_by_viewer")
-		v.NotifyTo = f.Get("notify_emails_to")
-		v.PushLocale = f.Get("push_locale")
+		v.NotifyTo = httpx.Last(f, "notify_emails_to")
+		v.PushLocale = httpx.Last(f, "push_locale")
 		if v.Receipts != nil {
 			v.Receipts = localReceipts(loc, s.receiptBoxes(formReceipts(f)))
 		}
@@ -233,17 +233,17 @@ func createPage(kind push.Kind) string {
 // replaces the days (docs/decisions.md, D4).
 func formRequest(f url.Values, kind push.Kind, u *push.User) *push.CreateRequest {
 	errs := push.FieldErrors{}
-	req := &push.CreateRequest{Kind: &kind, Payload: f.Get("payload"), Passphrase: f.Get("passphrase"),
-		Name: f.Get("name"), PushLocale: strings.TrimSpace(f.Get("push_locale")), Errors: errs}
+	req := &push.CreateRequest{Kind: &kind, Payload: httpx.Last(f, "payload"), Passphrase: httpx.Last(f, "passphrase"),
+		Name: httpx.Last(f, "name"), PushLocale: strings.TrimSpace(httpx.Last(f, "push_locale")), Errors: errs}
 	req.ExpireAfterDays = formInt(f, "expire_after_days", errs)
 	req.ExpireAfterViews = formInt(f, "expire_after_views", errs)
-	if code, err := strconv.Atoi(f.Get("expire_after_duration")); err == nil && code >= 0 && code < len(push.SubDayDurations) {
+	if code, err := strconv.Atoi(httpx.Last(f, "expire_after_duration")); err == nil && code >= 0 && code < len(push.SubDayDurations) {
 		req.ExpireAfterDays, req.ExpireAfterDuration = nil, &code
 	}
 	step := f.Has("retrieval_step")
 	req.RetrievalStep = &step
 	if u != nil {
-		req.Note = f.Get("note")
+		req.Note = httpx.Last(f, "note")
 	}
 	if kind != push.KindURL {
 		deletable := f.Has("deletable_by_viewer")
@@ -261,7 +261,7 @@ func (s *Server) formEmail(req *push.CreateRequest, f url.Values, u *push.User) 
 	}
 	st := s.settings()
 	if st.NotifyByEmail {
-		req.NotifyEmailsTo = strings.TrimSpace(f.Get("notify_emails_to"))
+		req.NotifyEmailsTo = strings.TrimSpace(httpx.Last(f, "notify_emails_to"))
 	}
 	if st.Receipts {
 		got := formReceipts(f)
@@ -272,7 +272,7 @@ func (s *Server) formEmail(req *push.CreateRequest, f url.Values, u *push.User) 
 
 // formInt reads a number field: blank is absent (the default applies).
 func formInt(f url.Values, key string, errs push.FieldErrors) *int {
-	v := strings.TrimSpace(f.Get(key))
+	v := strings.TrimSpace(httpx.Last(f, key))
 	if v == "" {
 		return nil
 	}
@@ -285,7 +285,8 @@ func formInt(f url.Values, key string, errs push.FieldErrors) *int {
 }
 
 // readCreateForm reads the create form: urlencoded, or multipart with files
-// into up.
+// into up. Either way a field sent twice is read through httpx.Last, its
+// last value counting (docs/decisions.md, D65).
 func (s *Server) readCreateForm(w http.ResponseWriter, r *http.Request, u *push.User, up *service.Uploads) (url.Values, error) {
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
 		return s.parseCreateMultipart(w, r, u, up)

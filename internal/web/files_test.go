@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -26,10 +27,22 @@ type upload struct {
 // multipart, fields first, then a part per file under "files".
 func (c *client) postFiles(fields map[string]string, files ...upload) resp {
 	c.h.t.Helper()
+	form := url.Values{}
+	for k, v := range fields {
+		form.Set(k, v)
+	}
+	return c.postMultipart(form, files...)
+}
+
+// postMultipart is postFiles for a form whose fields may repeat.
+func (c *client) postMultipart(form url.Values, files ...upload) resp {
+	c.h.t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
-	for k, v := range fields {
-		mw.WriteField(k, v)
+	for k, vs := range form {
+		for _, v := range vs {
+			mw.WriteField(k, v)
+		}
 	}
 	for _, f := range files {
 		w, err := mw.CreateFormFile("files", f.name)

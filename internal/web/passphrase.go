@@ -45,18 +45,18 @@ func (s *Server) passphraseSubmit(w http.ResponseWriter, r *http.Request) error 
 	}
 	var stamp *string
 	if r.PostForm.Has("stamp") {
-		v := r.PostForm.Get("stamp")
+		v := formValue(r, "stamp")
 		stamp = &v
 	}
 	loc := s.localizer(r)
 	again := func(status int, msg string, e *push.Error) {
-		p := page{TitleKey: "passphrase.title", Data: passphraseView{Token: token, Stamp: r.PostForm.Get("stamp")}, Error: msg, Status: status}
+		p := page{TitleKey: "passphrase.title", Data: passphraseView{Token: token, Stamp: formValue(r, "stamp")}, Error: msg, Status: status}
 		if e != nil {
 			p.RetryAfter = e.RetryAfter
 		}
 		s.render(w, r, "passphrase.html", p)
 	}
-	pass := r.PostForm.Get("passphrase")
+	pass := formValue(r, "passphrase")
 	if pass == "" {
 		again(http.StatusUnprocessableEntity, loc.T("passphrase.missing", nil), nil)
 		return nil

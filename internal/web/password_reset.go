@@ -52,7 +52,7 @@ func (s *Server) resetRequest(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	email := r.PostForm.Get("email")
+	email := formValue(r, "email")
 	err := s.svc.RequestPasswordReset(r.Context(), email, s.origin(r), s.meta(r))
 	if s.formAgain(w, r, err, "password_new.html", "password.forgot_title", resetView{Email: email}) {
 		return nil
@@ -110,9 +110,8 @@ func (s *Server) resetSubmit(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	f := r.PostForm
-	token := f.Get(service.ResetTokenParam)
-	_, err := s.svc.ResetPassword(r.Context(), token, f.Get("password"), f.Get("password_confirmation"))
+	token := formValue(r, service.ResetTokenParam)
+	_, err := s.svc.ResetPassword(r.Context(), token, formValue(r, "password"), formValue(r, "password_confirmation"))
 	if push.ErrorCode(err) == push.CodeNotFound {
 		s.resetInvalid(w, r)
 		return nil
@@ -181,7 +180,7 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	_, err := s.svc.ConfirmAccount(r.Context(), r.PostForm.Get(service.ConfirmTokenParam))
+	_, err := s.svc.ConfirmAccount(r.Context(), formValue(r, service.ConfirmTokenParam))
 	if push.ErrorCode(err) == push.CodeNotFound {
 		s.render(w, r, "confirmation_new.html", page{TitleKey: "account.link_dead_title", Status: http.StatusNotFound,
 			Error: s.sayIn(r, service.MsgConfirmInvalid), Data: confirmView{}})
@@ -213,7 +212,7 @@ func (s *Server) confirmRequest(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	email := r.PostForm.Get("email")
+	email := formValue(r, "email")
 	err := s.svc.RequestConfirmation(r.Context(), email, s.origin(r), s.meta(r))
 	if s.formAgain(w, r, err, "confirmation_new.html", "signup.confirm_title", confirmView{Email: email}) {
 		return nil

@@ -28,6 +28,13 @@ func pageParam(r *http.Request) int {
 	return n
 }
 
+// formValue is the field key of r's form body, as parseForm read it: its
+// last value when it was sent more than once, as Rack reads a form and as
+// the API does (httpx.Last, docs/decisions.md, D65); r.PostForm.Get would
+// take the first. A field that holds a list (a webhook's events) is read
+// whole.
+func formValue(r *http.Request, key string) string { return httpx.Last(r.PostForm, key) }
+
 // Limits of urlencoded form bodies: the create form takes the largest text
 // payload percent-encoded (push.MaxEncodedPayload) and 1 MiB for the other
 // fields; every other form (sign-in, passphrase, account) holds a few short

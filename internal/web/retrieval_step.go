@@ -49,7 +49,7 @@ func (s *Server) revealSubmit(w http.ResponseWriter, r *http.Request) error {
 	}
 	// An expired push is the service's to answer, as show's: the attempt
 	// is logged.
-	stamp := r.PostForm.Get("stamp")
+	stamp := formValue(r, "stamp")
 	var qr template.HTML
 	req := s.retrieveRequest(r, token, "", &qr)
 	req.Stamp = &stamp

@@ -37,8 +37,8 @@ func (s *Server) signInSubmit(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	email := r.PostForm.Get("email")
-	u, err := s.svc.SignIn(r.Context(), email, r.PostForm.Get("password"), s.meta(r))
+	email := formValue(r, "email")
+	u, err := s.svc.SignIn(r.Context(), email, formValue(r, "password"), s.meta(r))
 	if err == nil && u.HasTwoFactor() {
 		// Not signed in yet: the code comes next.
 		if err := s.startCodeStep(r, u); err != nil {

@@ -34,14 +34,14 @@ func (s *Server) signUpSubmit(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	f := r.PostForm
-	u, err := s.svc.SignUpWith(r.Context(), service.SignUpInput{Email: f.Get("email"), Password: f.Get("password"),
-		Confirm: f.Get("password_confirmation"), Origin: s.origin(r), Meta: s.meta(r)})
+	email := formValue(r, "email")
+	u, err := s.svc.SignUpWith(r.Context(), service.SignUpInput{Email: email, Password: formValue(r, "password"),
+		Confirm: formValue(r, "password_confirmation"), Origin: s.origin(r), Meta: s.meta(r)})
 	if err == nil && u.ConfirmPending {
 		// Not signed in until the address is confirmed (docs/decisions.md, D39).
 		s.render(w, r, "message.html", page{TitleKey: "signup.confirm_title",
 			Data: s.localizer(r).T("signup.confirm_sent", map[string]any{"Email": u.Email})})
 		return nil
 	}
-	return s.signedIn(w, r, u, err, "sign_up.html", "signup.title", signInView{Email: f.Get("email")})
+	return s.signedIn(w, r, u, err, "sign_up.html", "signup.title", signInView{Email: email})
 }

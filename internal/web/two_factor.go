@@ -134,7 +134,7 @@ func (s *Server) twoFactorEnable(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	changed, codes, err := s.svc.ConfirmEnrolment(r.Context(), u, r.PostForm.Get("current_password"), r.PostForm.Get("code"), s.meta(r))
+	changed, codes, err := s.svc.ConfirmEnrolment(r.Context(), u, formValue(r, "current_password"), formValue(r, "code"), s.meta(r))
 	if err != nil {
 		return s.twoFactorAgain(w, r, u, err)
 	}
@@ -155,7 +155,7 @@ func (s *Server) twoFactorDisable(w http.ResponseWriter, r *http.Request) error 
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	if err := s.svc.DisableTwoFactor(r.Context(), u, r.PostForm.Get("current_password"), r.PostForm.Get("code"), s.meta(r)); err != nil {
+	if err := s.svc.DisableTwoFactor(r.Context(), u, formValue(r, "current_password"), formValue(r, "code"), s.meta(r)); err != nil {
 		return s.twoFactorAgain(w, r, u, err)
 	}
 	s.flash(r, s.localizer(r).T("twofactor.turned_off", nil))
@@ -230,7 +230,7 @@ func (s *Server) signInCodeSubmit(w http.ResponseWriter, r *http.Request) error 
 		redirect(w, r, "/users/sign_in")
 		return nil
 	}
-	u, recovery, err := s.svc.FinishSignIn(r.Context(), p, r.PostForm.Get("code"), s.meta(r))
+	u, recovery, err := s.svc.FinishSignIn(r.Context(), p, formValue(r, "code"), s.meta(r))
 	if push.ErrorCode(err) == push.CodeUnauthenticated {
 		s.endCodeStep(r)
 		// The step is over: its form's page would send the switch's links

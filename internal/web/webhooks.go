@@ -141,7 +141,7 @@ func (s *Server) webhookCreate(w http.ResponseWriter, r *http.Request, scope hoo
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	in := service.WebhookInput{URL: r.PostForm.Get("url"), Events: r.PostForm["events"], Instance: scope.Instance}
+	in := service.WebhookInput{URL: formValue(r, "url"), Events: r.PostForm["events"], Instance: scope.Instance}
 	if in.Events == nil {
 		in.Events = []string{}
 	}
@@ -257,7 +257,7 @@ func (s *Server) webhookUpdate(r *http.Request, u *push.User, h *push.Webhook) e
 	if events == nil {
 		events = []string{}
 	}
-	on := r.PostForm.Get("enabled") == "on"
+	on := formValue(r, "enabled") == "on"
 	_, err := s.svc.UpdateWebhook(r.Context(), u, h.ID, service.WebhookInput{Events: events, Enabled: &on})
 	if err == nil {
 		s.flash(r, s.localizer(r).T("webhooks.saved", nil))
@@ -267,7 +267,7 @@ func (s *Server) webhookUpdate(r *http.Request, u *push.User, h *push.Webhook) e
 
 // webhookRedeliver queues the form's message again.
 func (s *Server) webhookRedeliver(r *http.Request, u *push.User, h *push.Webhook) error {
-	msg, err := strconv.ParseInt(r.PostForm.Get("message"), 10, 64)
+	msg, err := strconv.ParseInt(formValue(r, "message"), 10, 64)
 	if err != nil {
 		return &push.Error{Code: push.CodeBadRequest, Message: msgHookNoMessage}
 	}
