@@ -512,13 +512,17 @@ func TestEmailConfirmAccounts(t *testing.T) {
 				t.Fatalf("open %s: %d %.300s", link, r.status, r.body)
 			}
 		}
-		return p.form("/users/confirmation", url.Values{"confirmation_token": {u.Query().Get("confirmation_token")}})
+		return p.form("/users/confirmation", url.Values{"confirmation_token": {u.Query().Get("confirmation_token")},
+			"password": {"password new"}})
 	}
 	if r := press(first); r.status != http.StatusNotFound {
 		t.Errorf("the replaced link: %d", r.status)
 	}
-	if r := press(second); r.status != http.StatusOK || !strings.Contains(r.body, "confirmed") {
-		t.Fatalf("confirm: %d %.300s", r.status, r.body)
+	if r := press(second); r.status != http.StatusSeeOther || r.header.Get("Location") != "/dashboard" {
+		t.Fatalf("confirm: %d %q %.300s", r.status, r.header.Get("Location"), r.body)
+	}
+	if who := p.whoAmI(); who != "new@example.com" {
+		t.Errorf("after confirming, signed in as %q", who)
 	}
 	if r := press(second); r.status != http.StatusNotFound {
 		t.Errorf("the link a second time: %d", r.status)

@@ -22,13 +22,20 @@ func confirming(l *Limits) { l.Accounts.ConfirmEmail = true }
 // "" when it has none.
 func confirmToken(t *testing.T, m mailtest.Message) string {
 	t.Helper()
+	return tokenOf(t, m, ConfirmPath, ConfirmTokenParam)
+}
+
+// tokenOf is the param of the first link to path in a message's text; ""
+// when it has none.
+func tokenOf(t *testing.T, m mailtest.Message, path, param string) string {
+	t.Helper()
 	for _, f := range strings.Fields(m.Text) {
-		if strings.Contains(f, ConfirmPath+"?") {
+		if strings.Contains(f, path+"?") {
 			u, err := url.Parse(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return u.Query().Get(ConfirmTokenParam)
+			return u.Query().Get(param)
 		}
 	}
 	return ""
@@ -138,10 +145,13 @@ func TestSignUpAwaitingConfirmation(t *testing.T) {
 	if first == "" || second == "" || second == first || msgs[1].Subject != "Confirm your email address for Hush" {
 		t.Fatalf("the second message (%q) brings no new confirmation link:\n%s", msgs[1].Subject, msgs[1].Text)
 	}
-	if _, err := svc.ConfirmAccount(ctx, first); push.ErrorCode(err) != push.CodeNotFound {
+	if _, err := svc.ConfirmAccount(ctx, first, "first password", push.Meta{IP: "192.0.2.1"}); push.ErrorCode(err) != push.CodeNotFound {
 		t.Errorf("the first link still works: %v", err)
 	}
-	if _, err := svc.ConfirmAccount(ctx, second); err != nil {
+	if _, err := svc.ConfirmAccount(ctx, second, "second password", push.Meta{IP: "198.51.100.7"}); push.ErrorCode(err) != push.CodeInvalid {
+		t.Errorf("the link confirmed with the second sign-up's password: %v", err)
+	}
+	if _, err := svc.ConfirmAccount(ctx, second, "first password", push.Meta{IP: "192.0.2.1"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.SignIn(ctx, "pending@example.com", "first password", push.Meta{IP: "192.0.2.1"}); err != nil {
@@ -268,5 +278,93 @@ func TestSignInAwaitingConfirmationLooksWrong(t *testing.T) {
 	taken, free := signIn("owner@example.com"), signIn("fresh@example.com")
 	if !strings.HasPrefix(taken, string(push.CodeTooMany)) || free != taken {
 		t.Errorf("past the limit: %q on the taken address, %q on the one that was free; want the same refusal as too many", taken, free)
+	}
+}
+
+// TestConfirmationTakesTheSignUpPassword: a stranger who signs up first
+// with someone's address keeps no way in. The owner's own sign-up gets the
+// link again, but the link confirms only with the password of the sign-up
+// that made the account, which the owner does not know; the owner's reset
+// sets their password and confirms the address, and the stranger's
+// password then signs in to nothing (docs/decisions.md, D68).
+func TestConfirmationTakesTheSignUpPassword(t *testing.T) {
+	mp := mailtest.Start(t, mailtest.Options{})
+	var log deliveryLog
+	svc := newMailService(t, openTestStore(t, testdb.URL(t)), testclock.New(t0), mp, &log, confirming)
+	ctx := context.Background()
+	stranger, owner := push.Meta{IP: "203.0.113.9"}, push.Meta{IP: "192.0.2.1"}
+	if _, err := svc.SignUp(ctx, "owner@example.com", "stranger password", "stranger password", stranger); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SignUp(ctx, "owner@example.com", "owner password", "owner password", owner); err != nil {
+		t.Fatal(err)
+	}
+	deliverAll(t, svc)
+	link := confirmToken(t, mp.Wait(t, "owner@example.com", 2, 5*time.Second)[1])
+	_, err := svc.ConfirmAccount(ctx, link, "owner password", owner)
+	if push.ErrorCode(err) != push.CodeInvalid || !strings.Contains(err.Error(), MsgConfirmPassword) {
+		t.Fatalf("the owner's password confirmed the stranger's account: %v", err)
+	}
+	if _, err := svc.ConfirmAccount(ctx, link, "", owner); push.ErrorCode(err) != push.CodeInvalid {
+		t.Fatalf("no password confirmed the account: %v", err)
+	}
+	if u, _ := svc.UserByEmail(ctx, "owner@example.com"); !u.ConfirmPending {
+		t.Fatal("the account was confirmed by a refused confirmation")
+	}
+	if err := svc.RequestPasswordReset(ctx, "owner@example.com", "", owner); err != nil {
+		t.Fatal(err)
+	}
+	deliverAll(t, svc)
+	reset := tokenOf(t, mp.Wait(t, "owner@example.com", 3, 5*time.Second)[2], ResetPath, ResetTokenParam)
+	if _, err := svc.ResetPassword(ctx, reset, "owner's own password", "owner's own password"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SignIn(ctx, "owner@example.com", "owner's own password", owner); err != nil {
+		t.Errorf("the owner's new password: %v", err)
+	}
+	if _, err := svc.SignIn(ctx, "owner@example.com", "stranger password", stranger); push.ErrorCode(err) != push.CodeUnauthenticated {
+		t.Errorf("the stranger's password: %v, want it refused", err)
+	}
+	if _, err := svc.ConfirmAccount(ctx, link, "owner's own password", owner); push.ErrorCode(err) != push.CodeNotFound {
+		t.Errorf("the confirmation link outlived the reset: %v", err)
+	}
+}
+
+// TestConfirmationGuessesAreCounted: passwords tried at a confirmation
+// link, from many clients at once, take the address's sign-in slots as
+// wrong sign-ins do; past them the right password is refused too, and the
+// account stays unconfirmed.
+func TestConfirmationGuessesAreCounted(t *testing.T) {
+	mp := mailtest.Start(t, mailtest.Options{})
+	var log deliveryLog
+	svc := newMailService(t, openTestStore(t, testdb.URL(t)), testclock.New(t0), mp, &log, confirming)
+	ctx := context.Background()
+	if _, err := svc.SignUp(ctx, "guess@example.com", "right password", "right password", push.Meta{IP: "192.0.2.1"}); err != nil {
+		t.Fatal(err)
+	}
+	deliverAll(t, svc)
+	link := confirmToken(t, mp.Wait(t, "guess@example.com", 1, 5*time.Second)[0])
+	const tries = signInPerEmail + 10
+	codes := make([]push.Code, tries)
+	var wg sync.WaitGroup
+	for i := range tries {
+		wg.Go(func() {
+			_, err := svc.ConfirmAccount(ctx, link, fmt.Sprintf("guess %d", i), push.Meta{IP: fmt.Sprintf("198.51.%d.%d", i/200, i%200+1)})
+			codes[i] = push.ErrorCode(err)
+		})
+	}
+	wg.Wait()
+	count := map[push.Code]int{}
+	for _, c := range codes {
+		count[c]++
+	}
+	if count[push.CodeInvalid] != signInPerEmail || count[push.CodeTooMany] != tries-signInPerEmail {
+		t.Fatalf("outcomes %v: want %d wrong passwords and the rest refused", count, signInPerEmail)
+	}
+	if _, err := svc.ConfirmAccount(ctx, link, "right password", push.Meta{IP: "192.0.2.200"}); push.ErrorCode(err) != push.CodeTooMany {
+		t.Errorf("the right password after the address's slots: %v, want it refused", err)
+	}
+	if u, _ := svc.UserByEmail(ctx, "guess@example.com"); !u.ConfirmPending {
+		t.Error("the account was confirmed")
 	}
 }

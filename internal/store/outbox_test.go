@@ -358,7 +358,7 @@ func TestResetAndConfirm(t *testing.T) {
 	if _, err := s.ResetPassword(ctx, "rdigest", "hash2", t0); push.ErrorCode(err) != push.CodeNotFound {
 		t.Fatalf("reset used twice: %v", err)
 	}
-	if _, err := s.Confirm(ctx, "cdigest", t0); push.ErrorCode(err) != push.CodeNotFound {
+	if _, err := s.Confirm(ctx, "cdigest", u.ID, "hash1", t0); push.ErrorCode(err) != push.CodeNotFound {
 		t.Error("the confirmation survived the reset that confirmed the account")
 	}
 	if ok, _ := s.SetConfirmDigest(ctx, u.ID, "c2", t0.Add(time.Hour)); ok {
@@ -374,13 +374,25 @@ func TestResetAndConfirm(t *testing.T) {
 
 	v, _ := s.CreatePendingUser(ctx, "v@example.com", "h", t0, OutboxMessage{Kind: "confirm", Ref: "e"}, OutboxMessage{Kind: "signup_taken", Ref: "f"})
 	s.SetConfirmDigest(ctx, v.ID, "vdigest", t0.Add(time.Hour))
-	if _, err := s.Confirm(ctx, "vdigest", t0.Add(time.Hour)); push.ErrorCode(err) != push.CodeNotFound {
+	if _, err := s.Confirm(ctx, "vdigest", v.ID, "h", t0.Add(time.Hour)); push.ErrorCode(err) != push.CodeNotFound {
 		t.Error("an expired confirmation worked")
 	}
-	if c, err := s.Confirm(ctx, "vdigest", t0); err != nil || c.ConfirmPending {
+	if _, err := s.UserByConfirmDigest(ctx, "vdigest", t0.Add(time.Hour)); push.ErrorCode(err) != push.CodeNotFound {
+		t.Error("an expired confirmation was found")
+	}
+	if w, err := s.UserByConfirmDigest(ctx, "vdigest", t0); err != nil || w.ID != v.ID || !w.ConfirmPending {
+		t.Fatalf("by confirmation: %+v %v", w, err)
+	}
+	if _, err := s.Confirm(ctx, "vdigest", v.ID, "another hash", t0); push.ErrorCode(err) != push.CodeNotFound {
+		t.Error("a confirmation worked for a password the account no longer has")
+	}
+	if _, err := s.Confirm(ctx, "vdigest", u.ID, "h", t0); push.ErrorCode(err) != push.CodeNotFound {
+		t.Error("a confirmation worked for another account")
+	}
+	if c, err := s.Confirm(ctx, "vdigest", v.ID, "h", t0); err != nil || c.ConfirmPending {
 		t.Fatalf("confirm: %+v %v", c, err)
 	}
-	if _, err := s.Confirm(ctx, "vdigest", t0); push.ErrorCode(err) != push.CodeNotFound {
+	if _, err := s.Confirm(ctx, "vdigest", v.ID, "h", t0); push.ErrorCode(err) != push.CodeNotFound {
 		t.Error("a confirmation worked twice")
 	}
 	if err := s.SetReceiptsDefault(ctx, v.ID, push.ReceiptExpire, t0); err != nil {

@@ -105,14 +105,24 @@ func (s *Store) ResetPassword(ctx context.Context, digest, passwordHash string, 
 	})
 }
 
+// UserByConfirmDigest finds the account whose address confirmation digest
+// is digest, if it has not expired at now; push.CodeNotFound otherwise.
+// It spends nothing (Confirm does).
+func (s *Store) UserByConfirmDigest(ctx context.Context, digest string, now time.Time) (*push.User, error) {
+	return scanUser(s.r.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users
+		WHERE confirm_digest = $1 AND confirm_expires_at > $2`, digest, ms(now)))
+}
+
 // Confirm spends the address confirmation digest, if it has not expired at
-// now, and returns the account; push.CodeNotFound when the confirmation is
-// unknown, spent or expired.
-func (s *Store) Confirm(ctx context.Context, digest string, now time.Time) (*push.User, error) {
+// now and still belongs to the account userID with the password hash
+// passwordHash (the one its confirmer gave), and returns the account;
+// push.CodeNotFound when the confirmation is unknown, spent or expired, or
+// the account's password changed since it was checked.
+func (s *Store) Confirm(ctx context.Context, digest string, userID int64, passwordHash string, now time.Time) (*push.User, error) {
 	return write(ctx, s, func(tx *Tx) (*push.User, error) {
 		return scanUser(tx.QueryRowContext(ctx, `UPDATE users SET confirm_pending = 0, confirm_digest = NULL,
 				confirm_expires_at = NULL, updated_at = $2
-			WHERE confirm_digest = $1 AND confirm_expires_at > $2
-			RETURNING `+userColumns, digest, ms(now)))
+			WHERE confirm_digest = $1 AND confirm_expires_at > $2 AND id = $3 AND password_hash = $4
+			RETURNING `+userColumns, digest, ms(now), userID, passwordHash))
 	})
 }

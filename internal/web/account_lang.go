@@ -35,6 +35,7 @@ var serviceMessages = map[string]string{
 	service.MsgTwoFactorRequired: "account.msg.two_factor_required",
 	service.MsgResetInvalid:      "account.msg.reset_invalid",
 	service.MsgConfirmInvalid:    "account.msg.confirm_invalid",
+	service.MsgConfirmPassword:   "account.msg.confirm_password",
 	service.MsgBadOrUnconfirmed:  "account.msg.bad_or_unconfirmed",
 	service.MsgEmailNotAllowed:   "account.msg.email_not_allowed",
 	service.MsgSSOFailed:         "account.msg.sso_failed",

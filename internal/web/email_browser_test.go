@@ -132,7 +132,8 @@ func TestBrowserEmail(t *testing.T) {
 
 // TestBrowserConfirmAccount: where new accounts confirm their address, a
 // person signs up in Chromium, is told to confirm, cannot sign in yet,
-// opens the emailed link, then signs in.
+// opens the emailed link, is refused with another password and signed in
+// with theirs (docs/decisions.md, D68), and signs in again later.
 func TestBrowserConfirmAccount(t *testing.T) {
 	b := newBrowser(t)
 	mp := mailtest.Start(t, mailtest.Options{})
@@ -177,10 +178,18 @@ func TestBrowserConfirmAccount(t *testing.T) {
 		t.Fatalf("no confirmation link: %q", link)
 	}
 	b.do(fay, chromedp.Navigate(h.url+u.RequestURI()), chromedp.WaitVisible(css("#confirm-address")),
-		chromedp.Click(css("#confirm-address")), chromedp.WaitNotPresent(css("#confirm-address")), chromedp.WaitVisible(css("h1")))
-	if h1 := run(b, fay, chromedp.Text(css("h1"))); h1 != "Your email address is confirmed" {
-		t.Errorf("confirmation page: %q", h1)
+		chromedp.SendKeys(css("#password"), "not fay's password"),
+		chromedp.Click(css("#confirm-address")), chromedp.WaitVisible(css(".alert")))
+	if msg := run(b, fay, chromedp.Text(css(".alert"))); !strings.Contains(msg, "not the password this account was created with") {
+		t.Errorf("confirming with another password: %q", msg)
 	}
+	b.do(fay, chromedp.SendKeys(css("#password"), "fay password"),
+		chromedp.Click(css("#confirm-address")), chromedp.WaitNotPresent(css("#confirm-address")), chromedp.WaitVisible(css("h1")))
+	if body := run(b, fay, chromedp.Text(css("body"))); !strings.Contains(body, "Dashboard") || !strings.Contains(body, "Your email address is confirmed") {
+		t.Errorf("after confirming: %.300s", body)
+	}
+	b.shot(fay, "confirmed")
+	b.do(fay, chromedp.Click(css(`form[action$="/users/sign_out"] button`)), chromedp.WaitNotPresent(css(`form[action$="/users/sign_out"]`)))
 	if body := signIn(); !strings.Contains(body, "Dashboard") {
 		t.Errorf("sign in after confirming: %.300s", body)
 	}

@@ -296,10 +296,11 @@ func lastConfirmCases(h *harness, box *mailbox) []lastCase {
 		}
 	}
 	return []lastCase{
-		{name: "address confirmed", want: "signup.confirmed_title", send: func(t *testing.T) resp {
+		{name: "address confirmed", to: "/dashboard", send: func(t *testing.T) resp {
 			pending(t, "last-confirm@example.com")
 			link := box.link(h, "last-confirm@example.com")
-			return h.client().post("/users/confirmation", twice(url.Values{}, service.ConfirmTokenParam, "not-the-token", link[strings.Index(link, "=")+1:]))
+			form := twice(url.Values{}, service.ConfirmTokenParam, "not-the-token", link[strings.Index(link, "=")+1:])
+			return h.client().post("/users/confirmation", twice(form, "password", "another password", "a last wins password"))
 		}},
 		{name: "confirmation asked", want: "account.check_email", send: func(t *testing.T) resp {
 			pending(t, "last-again@example.com")

@@ -537,17 +537,22 @@ func confirmCases(h *harness, box *mailbox) []formCase {
 		}
 		return email
 	}
-	confirm := func(spent bool) func(t *testing.T, prefix string) formAt {
+	confirm := func(spent bool, typed string) func(t *testing.T, prefix string) formAt {
 		return func(t *testing.T, prefix string) formAt {
 			link := box.link(h, pending(t))
 			c := h.client()
 			page := c.get(prefix + link)
 			if spent {
-				if _, err := h.svc.ConfirmAccount(context.Background(), link[strings.Index(link, "=")+1:]); err != nil {
+				tok := link[strings.Index(link, "=")+1:]
+				if _, err := h.svc.ConfirmAccount(context.Background(), tok, "a forms password", push.Meta{IP: "192.0.2.1"}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			return formAt{c: c, page: page, action: "/users/confirmation"}
+			to := ""
+			if !spent && typed == "a forms password" {
+				to = "/dashboard"
+			}
+			return formAt{c: c, page: page, action: "/users/confirmation", fields: url.Values{"password": {typed}}, to: to}
 		}
 	}
 	return []formCase{
@@ -557,8 +562,9 @@ func confirmCases(h *harness, box *mailbox) []formCase {
 			return formAt{c: c, page: c.get(prefix + "/users/sign_up"), action: "/users/sign_up", fields: url.Values{
 				"email": {fmt.Sprintf("confirm-%d@example.com", n)}, "password": {"a forms password"}, "password_confirmation": {"a forms password"}}}
 		}},
-		{name: "confirmed", want: "signup.confirmed_title", open: confirm(false)},
-		{name: "confirmation spent", want: "account.link_dead_title", open: confirm(true)},
+		{name: "confirmed", open: confirm(false, "a forms password")},
+		{name: "confirmation with another password", want: "account.msg.confirm_password", open: confirm(false, "another password")},
+		{name: "confirmation spent", want: "account.link_dead_title", open: confirm(true, "a forms password")},
 		{name: "confirmation asked again", want: "account.check_email", open: func(t *testing.T, prefix string) formAt {
 			email := pending(t)
 			c := h.client()

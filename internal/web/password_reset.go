@@ -171,8 +171,9 @@ func (s *Server) confirmPage(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// confirm serves POST /users/confirmation, the page's button: the account
-// may sign in from now on.
+// confirm serves POST /users/confirmation, the page's form: with the
+// password the account's sign-up set, the address is confirmed and the
+// account signed in (service.ConfirmAccount; docs/decisions.md, D68).
 func (s *Server) confirm(w http.ResponseWriter, r *http.Request) error {
 	if s.confirmClosed(w, r) {
 		return nil
@@ -180,18 +181,25 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	_, err := s.svc.ConfirmAccount(r.Context(), formValue(r, service.ConfirmTokenParam))
+	token := formValue(r, service.ConfirmTokenParam)
+	u, err := s.svc.ConfirmAccount(r.Context(), token, formValue(r, "password"), s.meta(r))
 	if push.ErrorCode(err) == push.CodeNotFound {
 		s.render(w, r, "confirmation_new.html", page{TitleKey: "account.link_dead_title", Status: http.StatusNotFound,
 			Error: s.sayIn(r, service.MsgConfirmInvalid), Data: confirmView{}})
 		return nil
 	}
-	if err != nil {
-		return err
+	if err == nil && u.HasTwoFactor() {
+		if err := s.startCodeStep(r, u); err != nil {
+			return err
+		}
+		redirect(w, r, "/users/sign_in/two_factor")
+		return nil
 	}
-	s.render(w, switchTo(r, "/users/sign_in"), "message.html", page{TitleKey: "signup.confirmed_title",
-		Data: s.localizer(r).T("signup.confirmed_text", nil)})
-	return nil
+	if err == nil {
+		s.flash(r, s.localizer(r).T("signup.confirmed_title", nil))
+	}
+	return s.signedIn(w, switchTo(r, tokenPage("/users/confirmation", service.ConfirmTokenParam, token)), u, err,
+		"confirmation_new.html", "signup.confirm_title", confirmView{Token: token})
 }
 
 // confirmForm serves GET /users/confirmation/new: ask for the link again.
