@@ -120,8 +120,9 @@ func send(t *testing.T, c *client, page resp, prefix, action string, fields url.
 }
 
 // checkAnswer checks an answer to a form sent under the prefix of code: a
-// redirect stays under the prefix, a page speaks the language and says
-// want, and each of its language links opens a page (200) in its language.
+// redirect stays under the prefix, a page speaks the language, says want,
+// links only under the prefix (linksOf), and each of its language links
+// opens a page (200) in its language.
 func checkAnswer(t *testing.T, c *client, code string, r resp, to, want string, noSwitch bool) {
 	t.Helper()
 	prefix := "/" + code
@@ -142,6 +143,7 @@ func checkAnswer(t *testing.T, c *client, code string, r resp, to, want string, 
 	if !strings.Contains(r.body, html.EscapeString(text)) {
 		t.Errorf("answer %d lacks %q (%s)", r.status, text, want)
 	}
+	linksOf(t, "the answer", r, prefix)
 	links := switchRE.FindAllStringSubmatch(footerRE.FindString(r.body), -1)
 	if noSwitch {
 		if len(links) > 0 {

@@ -11,9 +11,9 @@ import (
 // as Password Pusher redirects them itself (docs/decisions.md, D31).
 
 // apiTokens serves GET /api_tokens: Password Pusher's old address of the
-// API token page.
+// API token page, under the request's prefix, if it had one.
 func (s *Server) apiTokens(w http.ResponseWriter, r *http.Request) error {
-	http.Redirect(w, r, "/users/token", http.StatusMovedPermanently)
+	http.Redirect(w, r, langPath(r, "/users/token"), http.StatusMovedPermanently)
 	return nil
 }
 

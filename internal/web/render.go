@@ -120,6 +120,14 @@ type page struct {
 	Languages []langLink    // the footer's language switch
 }
 
+// tabs is what the admin pages' tabs ("adminnav") are drawn from: the
+// current tab, and the page's prefix, which their links keep.
+type tabs struct{ Current, Prefix string }
+
+// Tab is the admin pages' tabs with current marked:
+// {{template "adminnav" ($.Tab "users")}}.
+func (p page) Tab(current string) tabs { return tabs{Current: current, Prefix: p.Prefix} }
+
 // render writes a page with the status p.Status (200 when 0).
 func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p page) {
 	if p.User == nil {

@@ -1,0 +1,171 @@
+package web
+
+import (
+	"context"
+	"html"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"hush/internal/push"
+	"hush/internal/service"
+)
+
+// The links of a page keep the language its address named
+// (docs/decisions.md, D67): the menu, the admin tabs, the "back" links and
+// every other link to a page of this site, through single sign-on too.
+
+var (
+	hrefRE     = regexp.MustCompile(`<a [^>]*?href="([^"]*)"`)
+	linksLangs = []string{"de", "ar"}
+)
+
+// asIs is an address of this site that a page links without a prefix in
+// every language: the API's documentation, which the API serves beside
+// the pages, not under a prefix. The page's assets (/static/) are not
+// pages.
+var asIs = []string{"/help/api"}
+
+// linksOf are the addresses of this site that page (at where) links
+// outside its language switch, each of which must keep prefix: it fails
+// on one that does not, and returns the others.
+func linksOf(t *testing.T, where string, page resp, prefix string) []string {
+	t.Helper()
+	var out []string
+	for _, m := range hrefRE.FindAllStringSubmatch(footerRE.ReplaceAllString(page.body, ""), -1) {
+		href := html.UnescapeString(m[1])
+		if !strings.HasPrefix(href, "/") || strings.HasPrefix(href, "//") || strings.HasPrefix(href, "/static/") || slices.Contains(asIs, href) {
+			continue
+		}
+		if !strings.HasPrefix(href, prefix+"/") {
+			t.Errorf("%s links %s, without its prefix %s", where, href, prefix)
+			continue
+		}
+		out = append(out, href)
+	}
+	return out
+}
+
+// walk opens, as c, the addresses starts and every page their links lead
+// to: each must be a page (200) in the language code, or a redirect under
+// its prefix, and link only under the prefix. It returns the addresses
+// opened, without the prefix.
+func walk(t *testing.T, c *client, code string, starts ...string) []string {
+	t.Helper()
+	prefix := "/" + code
+	var seen []string
+	for queue := slices.Clone(starts); len(queue) > 0 && len(seen) < 200; {
+		p := queue[0]
+		queue = queue[1:]
+		if slices.Contains(seen, strings.TrimPrefix(p, prefix)) {
+			continue
+		}
+		seen = append(seen, strings.TrimPrefix(p, prefix))
+		r := c.get(p)
+		if r.status == http.StatusSeeOther || r.status == http.StatusMovedPermanently || r.status == http.StatusFound {
+			if loc := r.header.Get("Location"); strings.HasPrefix(loc, prefix+"/") {
+				queue = append(queue, loc)
+			} else {
+				t.Errorf("%s redirects to %s, without its prefix", p, loc)
+			}
+			continue
+		}
+		if m := htmlLangRE.FindStringSubmatch(r.body); r.status != http.StatusOK || m == nil || m[1] != code {
+			t.Errorf("%s: %d in %v, want 200 in %s", p, r.status, m, code)
+		}
+		queue = append(queue, linksOf(t, p, r, prefix)...)
+	}
+	return seen
+}
+
+// reached fails unless each pattern (path.Match, without the prefix)
+// matches an address of seen.
+func reached(t *testing.T, seen []string, patterns ...string) {
+	t.Helper()
+	for _, p := range patterns {
+		if !slices.ContainsFunc(seen, func(s string) bool { ok, _ := path.Match(p, s); return ok }) {
+			t.Errorf("the walk did not reach %s; it opened %q", p, seen)
+		}
+	}
+}
+
+// TestLinksKeepLanguage walks the pages under the prefixes of German and
+// Arabic, from the create page and a recipient's pages, as a visitor, an
+// admin with pushes and webhooks, an account that must set up its second
+// factor first, and a visitor where new accounts confirm their address:
+// every link of every page leads under the prefix, to a page in its
+// language, and the walk reaches every page of the menus.
+func TestLinksKeepLanguage(t *testing.T) {
+	h, _ := newFormsHarness(t, false)
+	hc, _ := newFormsHarness(t, true)
+	he := newHarnessLimits(t, func(_ *Options, l *service.Limits) { l.RequireTwoFactor = true })
+	admin := h.signUp("links-admin@example.com", "a links password")
+	h.signUp("links-user@example.com", "a links password")
+	u := h.promote("links-admin@example.com")
+	h.create(u, fields{"payload": "links secret", "name": "kept"})
+	gone := h.create(u, fields{"payload": "links secret", "name": "gone"})
+	if _, err := h.svc.Expire(context.Background(), gone, u, push.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	hook := url.Values{"url": {"http://127.0.0.1:9/in"}, "events": {"push.created"}}
+	admin.post("/users/webhooks", hook).expect(t, http.StatusOK)
+	admin.post("/admin/webhooks", hook).expect(t, http.StatusOK)
+	step := h.create(nil, fields{"payload": "links secret", "retrieval_step": "true", "expire_after_views": "5"})
+	locked := h.create(nil, fields{"payload": "links secret", "passphrase": "sesame"})
+	enrolling := he.client()
+	if r := enrolling.post("/users/sign_up", url.Values{"email": {"links-enrol@example.com"}, "password": {"a links password"},
+		"password_confirmation": {"a links password"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("sign-up: %d", r.status)
+	}
+	for _, code := range linksLangs {
+		prefix := "/" + code
+		t.Run(code, func(t *testing.T) {
+			reached(t, walk(t, admin, code, prefix+"/", prefix+"/api_tokens"), "/", "/?kind=*", "/dashboard", "/dashboard?tab=expired",
+				"/p/*/audit", "/p/*/preview", "/users/token", "/users/edit", "/users/two_factor", "/users/webhooks", "/users/webhooks/*",
+				"/admin", "/admin/users", "/admin/users/*", "/admin/log", "/admin/webhooks", "/admin/webhooks/*")
+			reached(t, walk(t, h.client(), code, prefix+"/", prefix+"/p/"+step+"/r", prefix+"/p/"+locked+"/passphrase", prefix+"/p/none"),
+				"/users/sign_in", "/users/sign_up", "/users/password/new")
+			reached(t, walk(t, hc.client(), code, prefix+"/users/sign_in"), "/users/confirmation/new")
+			reached(t, walk(t, enrolling, code, prefix+"/"), "/users/two_factor")
+		})
+	}
+}
+
+// templateHrefRE is a link's address as a template writes it.
+var templateHrefRE = regexp.MustCompile(`href="([^"]*)"`)
+
+// wholeAddresses are the template values a link may have that are
+// addresses already: the language switch's, the brand's files, "Cancel"
+// (which keeps the prefix where it is made, confirm.go), a URL push's
+// payload and a file's download.
+var wholeAddresses = []string{"{{.Href}}", "{{$l.Href}}", "{{.}}", "{{.Cancel}}", "{{.Payload}}", "{{.URL}}"}
+
+// TestTemplateLinksKeepPrefix: every link a template writes to a page of
+// this site starts with the page's prefix, the ones the walk does not
+// reach too (the next and previous pages of a long list).
+func TestTemplateLinksKeepPrefix(t *testing.T) {
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil || len(names) == 0 {
+		t.Fatal(names, err)
+	}
+	for _, n := range names {
+		b, err := fs.ReadFile(templateFS, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range templateHrefRE.FindAllStringSubmatch(string(b), -1) {
+			href := m[1]
+			switch {
+			case strings.HasPrefix(href, "{{$.Prefix}}"), strings.HasPrefix(href, "{{.Prefix}}"):
+			case strings.HasPrefix(href, "/static/"), slices.Contains(asIs, href), slices.Contains(wholeAddresses, href):
+			default:
+				t.Errorf("%s links %s, without the page's prefix", n, href)
+			}
+		}
+	}
+}
