@@ -169,3 +169,34 @@ func TestTemplateLinksKeepPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestNotFoundSwitchLeadsHome: a page not found, under a prefix, speaks
+// its language, its links keep the prefix, and its language switch leads
+// to each language's create page, since the address it names is not
+// found under any prefix; an admin's unknown account too.
+func TestNotFoundSwitchLeadsHome(t *testing.T) {
+	h := newHarness(t, nil)
+	admin := h.signUp("lost-admin@example.com", "a lost password")
+	h.promote("lost-admin@example.com")
+	for _, code := range linksLangs {
+		prefix := "/" + code
+		for _, lost := range []struct {
+			c    *client
+			path string
+		}{{h.client(), "/no-such-page"}, {h.client(), "/de/users/sign_in"}, {admin, "/admin/users/999999"}} {
+			t.Run(code+lost.path, func(t *testing.T) {
+				r := lost.c.get(prefix + lost.path)
+				if r.status != http.StatusNotFound {
+					t.Fatalf("%d, want 404", r.status)
+				}
+				linksOf(t, prefix+lost.path, r, prefix)
+				for _, l := range switchRE.FindAllStringSubmatch(footerRE.FindString(r.body), -1) {
+					if href := html.UnescapeString(l[1]); href != "/"+l[2]+"/" {
+						t.Errorf("the switch to %s links %s, want /%s/", l[2], href, l[2])
+					}
+				}
+				checkAnswer(t, lost.c, code, r, "", "message.not_found.title", false)
+			})
+		}
+	}
+}

@@ -257,8 +257,12 @@ func tooManyText(loc *i18n.Localizer, e *push.Error) string {
 	return loc.N("message.too_many.text", int((e.RetryAfter+time.Minute-1)/time.Minute), nil)
 }
 
+// notFound answers 404. Its language switch leads to each language's
+// create page: what is not found here is not found under another prefix
+// either, since the prefix changes only the language (docs/decisions.md,
+// D67).
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {
-	s.renderError(w, r, http.StatusNotFound, "message.not_found.title", "message.not_found.text")
+	s.renderError(w, switchTo(r, "/"), http.StatusNotFound, "message.not_found.title", "message.not_found.text")
 	return nil
 }
 
