@@ -200,3 +200,55 @@ func TestNotFoundSwitchLeadsHome(t *testing.T) {
 		}
 	}
 }
+
+// ssoLinkRE is the sign-in page's single sign-on button.
+var ssoLinkRE = regexp.MustCompile(`<a href="([^"]*)" class="button primary" id="sso">`)
+
+// TestSSOKeepsLanguage: single sign-on started from the sign-in page
+// under a prefix comes back to it: a refusal is the sign-in page in that
+// language, whose switch leads to the sign-in pages, and whose password
+// form (the identity waiting for its account's password) signs in under
+// the prefix; a sign-in lands on the dashboard under the prefix. The
+// provider's callback address stays the one registered. An attempt
+// started without a prefix, in the same browser afterwards, lands without
+// one.
+func TestSSOKeepsLanguage(t *testing.T) {
+	for _, code := range linksLangs {
+		prefix := "/" + code
+		t.Run(code, func(t *testing.T) {
+			h := startSSO(t, service.SSORules{})
+			h.signUp("alice@corp.example", "alice-password")
+			c := h.client()
+			page := c.get(prefix + "/users/sign_in")
+			m := ssoLinkRE.FindStringSubmatch(page.body)
+			if m == nil || m[1] != prefix+"/users/sso" {
+				t.Fatalf("the sign-on button links %v, want %s/users/sso", m, prefix)
+			}
+			// Bob has no account here.
+			checkAnswer(t, c, code, c.callback(h.providerLoginAt(c, ssoBob, m[1])), "", "account.msg.sso_no_account", false)
+			// Alice's identity waits for her account's password.
+			first := c.callback(h.providerLoginAt(c, ssoAlice, m[1]))
+			checkAnswer(t, c, code, first, "", "account.msg.sso_sign_in_first", false)
+			r := send(t, c, first, prefix, "/users/sign_in", url.Values{"email": {"alice@corp.example"}, "password": {"alice-password"}})
+			checkAnswer(t, c, code, r, "/dashboard", "", false)
+			// Linked, she signs in through the provider alone.
+			c2 := h.client()
+			cb := h.providerLoginAt(c2, ssoAlice, m[1])
+			if !strings.HasPrefix(cb, h.url+"/users/sso/callback?") {
+				t.Errorf("the provider sends the browser back to %s", cb)
+			}
+			req, _ := http.NewRequest(http.MethodGet, cb, nil)
+			back := c2.do(req)
+			checkAnswer(t, c2, code, back, "/dashboard", "", false)
+			dash := c2.get(back.header.Get("Location"))
+			if lang := htmlLangRE.FindStringSubmatch(dash.body); dash.status != http.StatusOK || lang == nil || lang[1] != code {
+				t.Errorf("the dashboard: %d in %v, want 200 in %s", dash.status, lang, code)
+			}
+			c2.post(prefix+"/users/sign_out", nil)
+			req, _ = http.NewRequest(http.MethodGet, h.providerLoginAt(c2, ssoAlice, "/users/sso"), nil)
+			if plain := c2.do(req); plain.header.Get("Location") != "/dashboard" {
+				t.Errorf("a sign-on started without a prefix: %d to %q, want /dashboard", plain.status, plain.header.Get("Location"))
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"hush/internal/httpx"
+	"hush/internal/i18n"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -23,6 +24,7 @@ const (
 	keySSONonce    = "sso_nonce"
 	keySSOVerifier = "sso_verifier"
 	keySSOStarted  = "sso_started" // Unix milliseconds of the service's clock
+	keySSOLang     = "sso_lang"    // the language prefix it started under, "" for none (D67)
 	keySSO         = "sso"         // signed in through the provider (D51)
 
 	// An identity whose link waits for the account's password
@@ -93,6 +95,7 @@ func (s *Server) ssoStart(w http.ResponseWriter, r *http.Request) error {
 	s.sessions.Put(ctx, keySSONonce, a.Nonce)
 	s.sessions.Put(ctx, keySSOVerifier, a.Verifier)
 	s.sessions.Put(ctx, keySSOStarted, a.Started.UnixMilli())
+	s.sessions.Put(ctx, keySSOLang, pathLang(r))
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, to, http.StatusSeeOther)
 	return nil
@@ -114,6 +117,19 @@ func (s *Server) ssoAttempt(r *http.Request) service.SSOAttempt {
 	return a
 }
 
+// ssoLang is r in the language its attempt started under: the callback's
+// address is the one registered at the provider, without a prefix, so the
+// attempt carries the prefix of the sign-in page through the round trip
+// (docs/decisions.md, D67). Spent with the attempt.
+func (s *Server) ssoLang(r *http.Request) *http.Request {
+	code := s.sessions.PopString(r.Context(), keySSOLang)
+	l, ok := i18n.Lookup(code)
+	if !ok || pathLang(r) != "" {
+		return r
+	}
+	return withLang(r, l.Code)
+}
+
 // ssoCallback serves GET /users/sso/callback: the provider's answer. The
 // identity's account is bound to a renewed session without Hush's own
 // second factor: the provider authenticated the person (D51).
@@ -122,6 +138,7 @@ func (s *Server) ssoCallback(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	w.Header().Set("Cache-Control", "no-store")
+	r = s.ssoLang(r)
 	a := s.ssoAttempt(r)
 	q := r.URL.Query()
 	if httpx.Last(q, "error") != "" {
@@ -166,8 +183,11 @@ func (s *Server) linkWaiting(r *http.Request, u *push.User) {
 	}
 }
 
-// ssoRefused shows the sign-in page with the refusal's message.
+// ssoRefused shows the sign-in page with the refusal's message; its
+// language switch leads to the sign-in page, since the callback's address
+// is spent and the start's would leave for the provider again.
 func (s *Server) ssoRefused(w http.ResponseWriter, r *http.Request, err error) error {
+	r = switchTo(r, "/users/sign_in")
 	if s.formAgain(w, r, err, "sign_in.html", "signin.title", signInView{SSO: s.ssoOf(r)}) {
 		return nil
 	}

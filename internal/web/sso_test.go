@@ -68,7 +68,14 @@ var loginID = regexp.MustCompile(`name="id" value="([^"]+)"`)
 // sends the browser back to (not yet visited).
 func (h *harness) providerLogin(c *client, u oidctest.User) string {
 	h.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, h.url+"/users/sso", nil)
+	return h.providerLoginAt(c, u, "/users/sso")
+}
+
+// providerLoginAt is providerLogin from the button's address start (under
+// a language's prefix).
+func (h *harness) providerLoginAt(c *client, u oidctest.User, start string) string {
+	h.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, h.url+start, nil)
 	page, _ := c.follow(req, true)
 	m := loginID.FindStringSubmatch(page.body)
 	if page.status != http.StatusOK || m == nil {
