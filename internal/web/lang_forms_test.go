@@ -122,7 +122,8 @@ func send(t *testing.T, c *client, page resp, prefix, action string, fields url.
 // checkAnswer checks an answer to a form sent under the prefix of code: a
 // redirect stays under the prefix, a page speaks the language, says want,
 // links only under the prefix (linksOf), and each of its language links
-// opens a page (200) in its language.
+// opens a page (200) in its language; a page that shows something once
+// has none (noSwitch).
 func checkAnswer(t *testing.T, c *client, code string, r resp, to, want string, noSwitch bool) {
 	t.Helper()
 	prefix := "/" + code
@@ -272,11 +273,11 @@ func creatorCases(h *harness, account func() (string, string, *client)) []formCa
 			tok := h.create(h.user(email), fields{"payload": "forms secret"})
 			return formAt{c: c, page: c.get(prefix + "/p/" + tok + "/audit"), action: "/p/" + tok + "/expire", to: "/p/" + tok + "/audit"}
 		}},
-		{name: "token", want: "token.title", open: func(t *testing.T, prefix string) formAt {
+		{name: "token", want: "token.new", noSwitch: true, open: func(t *testing.T, prefix string) formAt {
 			_, _, c := account()
 			return formAt{c: c, page: c.get(prefix + "/users/token"), action: "/users/token"}
 		}},
-		{name: "token replaced", ask: true, want: "token.replaced", open: func(t *testing.T, prefix string) formAt {
+		{name: "token replaced", ask: true, want: "token.replaced", noSwitch: true, open: func(t *testing.T, prefix string) formAt {
 			_, _, c := account()
 			c.post("/users/token", nil).expect(t, http.StatusOK)
 			return formAt{c: c, page: c.get(prefix + "/users/token"), action: "/users/token"}
@@ -429,7 +430,7 @@ func twoFactorCases(h *harness, account func() (string, string, *client)) []form
 			_, _, c := account()
 			return formAt{c: c, page: c.get(prefix + "/users/two_factor"), action: "/users/two_factor/setup"}
 		}},
-		{name: "two factor on", want: "twofactor.codes_page_title", open: enable(true)},
+		{name: "two factor on", want: "twofactor.codes_page_title", noSwitch: true, open: enable(true)},
 		{name: "two factor wrong code", want: "account.msg.bad_code", open: enable(false)},
 		{name: "two factor off", open: func(t *testing.T, prefix string) formAt {
 			_, pw, c, secret, _ := enrolled()
@@ -514,13 +515,13 @@ func adminCases(h *harness, account func() (string, string, *client)) []formCase
 	return []formCase{
 		{name: "admin disables", ask: true, open: act("disable", "")},
 		{name: "admin deletes", ask: true, open: act("delete", "/admin/users")},
-		{name: "webhook added", want: "webhooks.created", open: hooks("/users/webhooks", user, created)},
+		{name: "webhook added", want: "webhooks.created", noSwitch: true, open: hooks("/users/webhooks", user, created)},
 		{name: "webhook refused", want: "webhooks.msg.url_https", open: hooks("/users/webhooks", user,
 			url.Values{"url": {"ftp://x.example"}, "events": {"push.created"}})},
 		{name: "webhook saved", open: hookAct("/users/webhooks", user, "update", url.Values{"events": {"push.created"}, "enabled": {"on"}}, false)},
 		{name: "webhook sent again", open: hookAct("/users/webhooks", user, "redeliver", nil, false)},
 		{name: "webhook deleted", ask: true, open: hookAct("/users/webhooks", user, "delete", nil, true)},
-		{name: "instance webhook added", want: "webhooks.created", open: hooks("/admin/webhooks", admin, created)},
+		{name: "instance webhook added", want: "webhooks.created", noSwitch: true, open: hooks("/admin/webhooks", admin, created)},
 		{name: "instance webhook deleted", ask: true, open: hookAct("/admin/webhooks", admin, "delete", nil, true)},
 	}
 }

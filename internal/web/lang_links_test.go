@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"hush/internal/i18n"
 	"hush/internal/push"
 	"hush/internal/service"
 )
@@ -248,6 +249,52 @@ func TestSSOKeepsLanguage(t *testing.T) {
 			req, _ = http.NewRequest(http.MethodGet, h.providerLoginAt(c2, ssoAlice, "/users/sso"), nil)
 			if plain := c2.do(req); plain.header.Get("Location") != "/dashboard" {
 				t.Errorf("a sign-on started without a prefix: %d to %q, want /dashboard", plain.status, plain.header.Get("Location"))
+			}
+		})
+	}
+}
+
+// TestShownOnceHasNoSwitch: a page that shows something once, under a
+// prefix (a new API token, the recovery codes, a new webhook's secret),
+// has no language switch, which would lose what it shows; its links keep
+// the prefix. The pages the forms are on keep their switch.
+func TestShownOnceHasNoSwitch(t *testing.T) {
+	h, _ := newFormsHarness(t, false)
+	for _, code := range linksLangs {
+		prefix := "/" + code
+		t.Run(code, func(t *testing.T) {
+			email := "once-" + code + "@example.com"
+			c := h.signUp(email, "a once password")
+			h.promote(email)
+			setup := c.post(prefix+"/users/two_factor/setup", nil)
+			secret := enrolSecret.FindStringSubmatch(setup.body)
+			if secret == nil {
+				t.Fatalf("no secret on the set-up page:\n%s", setup.body)
+			}
+			hook := url.Values{"url": {"http://127.0.0.1:9/in"}, "events": {"push.created"}}
+			for _, once := range []struct {
+				page, action string
+				fields       url.Values
+				shown        *regexp.Regexp
+			}{
+				{"/users/token", "/users/token", nil, regexp.MustCompile(`id="token" value="[^"]+"`)},
+				{"/users/two_factor", "/users/two_factor/enable", url.Values{"current_password": {"a once password"},
+					"code": {h.totpCode(secret[1])}}, recoveryRE},
+				{"/users/webhooks", "/users/webhooks", hook, regexp.MustCompile(`id="secret" value="[^"]+"`)},
+				{"/admin/webhooks", "/admin/webhooks", hook, regexp.MustCompile(`id="secret" value="[^"]+"`)},
+			} {
+				form := c.get(prefix + once.page)
+				if n := len(switchRE.FindAllString(footerRE.FindString(form.body), -1)); n != len(i18n.Languages())-1 {
+					t.Errorf("%s: %d language links, want %d", once.page, n, len(i18n.Languages())-1)
+				}
+				r := send(t, c, form, prefix, once.action, once.fields)
+				if r.status != http.StatusOK || !once.shown.MatchString(r.body) {
+					t.Fatalf("%s: %d, nothing shown:\n%s", once.action, r.status, r.body)
+				}
+				if strings.Contains(r.body, `<nav class="languages"`) {
+					t.Errorf("%s: the page that shows it once has a language switch", once.action)
+				}
+				linksOf(t, once.action, r, prefix)
 			}
 		})
 	}

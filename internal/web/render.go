@@ -112,7 +112,9 @@ type page struct {
 	TitleKey string
 	// NoSwitch leaves out the language switch: on a page whose address
 	// cannot be opened again without a cost (the secret, which a view
-	// claimed).
+	// claimed), and on one that shows something once (a new API token,
+	// recovery codes, a webhook's secret), which the switch would lose
+	// (docs/decisions.md, D67).
 	NoSwitch bool
 
 	Lang      i18n.Language // the page's language: <html lang dir>

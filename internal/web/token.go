@@ -53,7 +53,7 @@ func (s *Server) tokenCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.render(w, r, "token.html", page{TitleKey: "token.title", User: u,
+	s.render(w, r, "token.html", page{TitleKey: "token.title", User: u, NoSwitch: true,
 		Data: tokenView{Token: tok, Replaced: has, Email: u.Email, Base: s.origin(r)}})
 	return nil
 }

@@ -141,7 +141,7 @@ func (s *Server) twoFactorEnable(w http.ResponseWriter, r *http.Request) error {
 	if err := s.signIn(r, changed); err != nil {
 		return err
 	}
-	s.render(w, r, "two_factor_codes.html", page{TitleKey: "twofactor.codes_page_title", User: changed, Data: twoFactorView{On: true, Codes: codes}})
+	s.render(w, r, "two_factor_codes.html", page{TitleKey: "twofactor.codes_page_title", User: changed, NoSwitch: true, Data: twoFactorView{On: true, Codes: codes}})
 	return nil
 }
 

@@ -104,7 +104,7 @@ func (s *Server) renderWebhooks(w http.ResponseWriter, r *http.Request, u *push.
 		h.DisabledReason = hookReason(loc, h.DisabledReason)
 	}
 	v.Scope, v.Hooks, v.Private, v.MaxHooks = scope, hooks, s.svc.WebhookAllowPrivate(), service.MaxWebhooks
-	p := page{TitleKey: "webhooks.title", User: u, Data: v}
+	p := page{TitleKey: "webhooks.title", User: u, Data: v, NoSwitch: v.Created != nil} // the secret is shown once
 	if scope.Instance {
 		p.TitleKey = "admin.webhooks.title"
 	}
