@@ -279,8 +279,12 @@ func (s *Service) ResetPassword(ctx context.Context, token, password, confirm st
 // account whose password they do not know; an owner who does not know it
 // chooses a new one through a reset, which confirms the address too. The
 // password is checked under the sign-in limits of the client and the
-// address; a wrong one is counted as a wrong sign-in is.
+// address; a wrong one is counted as a wrong sign-in is. Where password
+// sign-in is off, it is refused as a sign-in is.
 func (s *Service) ConfirmAccount(ctx context.Context, token, password string, m push.Meta) (*push.User, error) {
+	if err := s.passwordOff(); err != nil {
+		return nil, err // it signs in with the password
+	}
 	dead := &push.Error{Code: push.CodeNotFound, Message: MsgConfirmInvalid}
 	d := accountTokenDigest(token)
 	if d == "" {

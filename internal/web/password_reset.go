@@ -157,7 +157,7 @@ func (s *Server) confirmClosed(w http.ResponseWriter, r *http.Request) bool {
 // link changes nothing, so a mail scanner that follows every link does not
 // use it up before the person does.
 func (s *Server) confirmPage(w http.ResponseWriter, r *http.Request) error {
-	if s.confirmClosed(w, r) {
+	if s.confirmClosed(w, r) || s.passwordClosed(w, r) {
 		return nil
 	}
 	token := httpx.Query(r, service.ConfirmTokenParam)
@@ -175,7 +175,7 @@ func (s *Server) confirmPage(w http.ResponseWriter, r *http.Request) error {
 // password the account's sign-up set, the address is confirmed and the
 // account signed in (service.ConfirmAccount; docs/decisions.md, D68).
 func (s *Server) confirm(w http.ResponseWriter, r *http.Request) error {
-	if s.confirmClosed(w, r) {
+	if s.confirmClosed(w, r) || s.passwordClosed(w, r) {
 		return nil
 	}
 	if err := parseForm(w, r); err != nil {

@@ -403,6 +403,35 @@ func TestSSOPasswordOff(t *testing.T) {
 	}
 }
 
+// TestSSOPasswordOffConfirmation: with password sign-in off, an account
+// still awaiting the confirmation of its address from before cannot
+// confirm it with its password, which would sign it in (D68): the link's
+// page and its form say that password sign-in is off, and the account
+// stays unconfirmed and signed out.
+func TestSSOPasswordOffConfirmation(t *testing.T) {
+	h, box := newFormsHarness(t, true)
+	op := oidctest.Start(t, h.url+sso.CallbackPath, ssoAlice)
+	form := url.Values{"email": {"waiting@corp.example"}, "password": {"a waiting password"}, "password_confirmation": {"a waiting password"}}
+	h.client().post("/users/sign_up", form).expect(t, http.StatusOK)
+	link := box.link(h, "waiting@corp.example")
+	h.svc.EnableSSO(sso.New(sso.Config{Issuer: op.Issuer, ClientID: oidctest.ClientID, ClientSecret: oidctest.ClientSecret,
+		Scopes: []string{"openid", "email"}, RedirectURL: h.url + sso.CallbackPath}), service.SSORules{PasswordOff: true})
+	c := h.client()
+	page := c.get(link)
+	if page.status != http.StatusForbidden || !strings.Contains(page.body, "Password sign-in is off") {
+		t.Errorf("the link's page: %d, want 403 saying password sign-in is off", page.status)
+	}
+	r := c.post("/users/confirmation", url.Values{service.ConfirmTokenParam: {link[strings.Index(link, "=")+1:]},
+		"password": {"a waiting password"}})
+	if r.status != http.StatusForbidden || !strings.Contains(r.body, "Password sign-in is off") {
+		t.Errorf("the confirmation: %d, want 403 saying password sign-in is off", r.status)
+	}
+	c.get("/dashboard").expect(t, http.StatusSeeOther)
+	if u := h.user("waiting@corp.example"); !u.ConfirmPending {
+		t.Error("the account was confirmed")
+	}
+}
+
 // TestSSODisabledUserSessionEnds: an admin disabling an account that
 // signed in through the provider ends its open session at once (the
 // session checks the account on every request), and the provider cannot
