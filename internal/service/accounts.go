@@ -234,12 +234,19 @@ func (s *Service) badCredentials() error {
 // checkPassword verifies a signed-in user's current password, under the
 // sign-in limits: a stolen session cannot guess its way to the password.
 func (s *Service) checkPassword(ctx context.Context, u *push.User, password string, m push.Meta) error {
+	return s.guessPassword(ctx, u, password, m, invalid("current_password", MsgWrongPassword))
+}
+
+// guessPassword checks password against u's under the sign-in limits of
+// m's client and u's address, and answers wrong when it is not u's: the
+// slot it took is kept, as a wrong sign-in's is.
+func (s *Service) guessPassword(ctx context.Context, u *push.User, password string, m push.Meta, wrong error) error {
 	sl, err := s.reserve(ctx, s.Now(), tooManySignIns, signInLimits(clientKey(m.IP), u.Email)...)
 	if err != nil {
 		return err
 	}
 	if !s.verify(ctx, u, password) {
-		return invalid("current_password", MsgWrongPassword)
+		return wrong
 	}
 	return s.release(ctx, sl)
 }

@@ -297,14 +297,7 @@ func (s *Service) ConfirmAccount(ctx context.Context, token, password string, m 
 	if err != nil {
 		return nil, err
 	}
-	sl, err := s.reserve(ctx, s.Now(), tooManySignIns, signInLimits(clientKey(m.IP), u.Email)...)
-	if err != nil {
-		return nil, err
-	}
-	if !s.verify(ctx, u, password) {
-		return nil, invalid("password", MsgConfirmPassword)
-	}
-	if err := s.release(ctx, sl); err != nil {
+	if err := s.guessPassword(ctx, u, password, m, invalid("password", MsgConfirmPassword)); err != nil {
 		return nil, err
 	}
 	if u.Disabled() {

@@ -188,13 +188,6 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request) error {
 			Error: s.sayIn(r, service.MsgConfirmInvalid), Data: confirmView{}})
 		return nil
 	}
-	if err == nil && u.HasTwoFactor() {
-		if err := s.startCodeStep(r, u); err != nil {
-			return err
-		}
-		redirect(w, r, "/users/sign_in/two_factor")
-		return nil
-	}
 	if err == nil {
 		s.flash(r, s.localizer(r).T("signup.confirmed_title", nil))
 	}

@@ -39,14 +39,6 @@ func (s *Server) signInSubmit(w http.ResponseWriter, r *http.Request) error {
 	}
 	email := formValue(r, "email")
 	u, err := s.svc.SignIn(r.Context(), email, formValue(r, "password"), s.meta(r))
-	if err == nil && u.HasTwoFactor() {
-		// Not signed in yet: the code comes next.
-		if err := s.startCodeStep(r, u); err != nil {
-			return err
-		}
-		redirect(w, r, "/users/sign_in/two_factor")
-		return nil
-	}
 	return s.signedIn(w, r, u, err, "sign_in.html", "signin.title", signInView{Email: email, SSO: s.ssoOf(r)})
 }
 
@@ -64,10 +56,21 @@ func (s *Server) signForm(w http.ResponseWriter, r *http.Request, closed func(ht
 	return nil
 }
 
-// signedIn ends a sign-in or sign-up: the form again for an error a person
-// can act on, else the user bound to a renewed session and the dashboard.
+// signedIn ends a sign-in with a password (the sign-in form, sign-up, an
+// address confirmation): the form again for an error a person can act on,
+// else, for an account with a second factor, the code step, half signed in
+// (startCodeStep), else the user bound to a renewed session and the
+// dashboard.
 func (s *Server) signedIn(w http.ResponseWriter, r *http.Request, u *push.User, err error, tmpl, title string, data any) error {
 	if s.formAgain(w, r, err, tmpl, title, data) {
+		return nil
+	}
+	if err == nil && u.HasTwoFactor() {
+		// Not signed in yet: the code comes next.
+		if err := s.startCodeStep(r, u); err != nil {
+			return err
+		}
+		redirect(w, r, "/users/sign_in/two_factor")
 		return nil
 	}
 	if err == nil {
