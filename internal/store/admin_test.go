@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"hush/internal/push"
-	"hush/internal/testdb"
 )
 
 func newUser(t *testing.T, s *Store, email string) *push.User {
@@ -162,23 +161,30 @@ func TestAdminActorMustStillBeAdmin(t *testing.T) {
 	}
 }
 
+// promotedPair makes two accounts of the round and promotes both from the
+// command line.
+func promotedPair(t *testing.T, s *Store, round int) [2]*push.User {
+	t.Helper()
+	pair := [2]*push.User{newUser(t, s, fmt.Sprintf("a%d@example.com", round)), newUser(t, s, fmt.Sprintf("b%d@example.com", round))}
+	for _, u := range pair {
+		if _, err := s.Administer(t.Context(), push.AdminActor{Name: "command line"}, push.AdminPromote, u.ID, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pair
+}
+
 // TestAdminsDisablingEachOther: two admins, each disabling the other at the
 // same moment, over and over, on two handles of one database: exactly one
 // of each pair wins, so the instance always keeps an enabled admin.
 func TestAdminsDisablingEachOther(t *testing.T) {
 	t.Parallel()
-	url := testdb.URL(t)
-	stores := []*Store{openTestStore(t, url), openTestStore(t, url)}
+	stores := twoHandles(t)
 	ctx := t.Context()
 	s := stores[0]
-	cli := push.AdminActor{Name: "command line"}
 	for round := range 10 {
-		a, b := newUser(t, s, fmt.Sprintf("a%d@example.com", round)), newUser(t, s, fmt.Sprintf("b%d@example.com", round))
-		for _, u := range []*push.User{a, b} {
-			if _, err := s.Administer(ctx, cli, push.AdminPromote, u.ID, t0); err != nil {
-				t.Fatal(err)
-			}
-		}
+		pair := promotedPair(t, s, round)
+		a, b := pair[0], pair[1]
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
 		pairs := [][2]*push.User{{a, b}, {b, a}}
@@ -449,18 +455,12 @@ func TestDeleteOwnAccountKeepsAnAdmin(t *testing.T) {
 // keeps an enabled admin.
 func TestAdminsDeletingThemselves(t *testing.T) {
 	t.Parallel()
-	url := testdb.URL(t)
-	stores := []*Store{openTestStore(t, url), openTestStore(t, url)}
+	stores := twoHandles(t)
 	ctx := t.Context()
 	s := stores[0]
 	cli := push.AdminActor{Name: "command line"}
 	for round := range 10 {
-		pair := []*push.User{newUser(t, s, fmt.Sprintf("a%d@example.com", round)), newUser(t, s, fmt.Sprintf("b%d@example.com", round))}
-		for _, u := range pair {
-			if _, err := s.Administer(ctx, cli, push.AdminPromote, u.ID, t0); err != nil {
-				t.Fatal(err)
-			}
-		}
+		pair := promotedPair(t, s, round)
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
 		for i, u := range pair {

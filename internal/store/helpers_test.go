@@ -159,3 +159,10 @@ func expireIfDue(ctx context.Context, s *Store, id int64, now time.Time) (bool, 
 	p, err := s.ExpireIfDue(ctx, id, now)
 	return p != nil, err
 }
+
+// twoHandles opens two handles of one database, for races between
+// instances.
+func twoHandles(t *testing.T) []*Store {
+	url := testdb.URL(t)
+	return []*Store{openTestStore(t, url), openTestStore(t, url)}
+}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"hush/internal/push"
-	"hush/internal/testdb"
 )
 
 // TestIDsNeverReused checks that deleting the row with the highest id never
@@ -128,8 +127,7 @@ func TestSessionsEndWithTheirAccount(t *testing.T) {
 // 5 take exactly 5 slots, on one store or on two handles of one database.
 func TestReserveUnderConcurrency(t *testing.T) {
 	t.Parallel()
-	url := testdb.URL(t)
-	stores := []*Store{openTestStore(t, url), openTestStore(t, url)}
+	stores := twoHandles(t)
 	ctx := t.Context()
 	at := t0.Add(time.Hour)
 	limits := []Limit{{Bucket: "client", Max: 5, Window: time.Minute}, {Bucket: "push", Max: 20, Window: time.Hour}}
